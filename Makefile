@@ -1,0 +1,127 @@
+# aloe: the commands a newcomer needs. See README.md.
+#
+#   make demo        install what is missing, build, run the demo
+#   make test        release tests, then the same under TSan and ASan+UBSan, then pytest
+#   make test-quick  release tests only
+#   make bench       build, then scripts/bench.sh
+#   make install     cmake --install build/release (PREFIX=/usr/local by default)
+#
+# Build folders are configured once; after that `cmake --build` re-runs CMake by itself
+# when a CMakeLists.txt changes. `make clean` removes them.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+# The steps share 2 cores through ninja; running them side by side would only thrash.
+.NOTPARALLEL:
+
+PREFIX ?= /usr/local
+CMAKE ?= cmake
+CTEST ?= ctest
+JOBS ?= $(shell nproc)
+PYTHON ?= .venv/bin/python
+BUILD_TYPE ?= RelWithDebInfo
+SUMMARY := build/test-summary.txt
+
+# Per suite: build folder, extra CMake options, environment for ctest, per-test timeout (s).
+# (Tests registered by gtest_discover_tests carry their own TIMEOUT; this covers the rest.)
+DIR_release := build/release
+DIR_tsan    := build/tsan
+DIR_asan    := build/asan
+OPTS_release :=
+OPTS_tsan    := -DALOE_SANITIZER=thread -DALOE_BUILD_BENCH=OFF
+OPTS_asan    := -DALOE_SANITIZER=address -DALOE_BUILD_BENCH=OFF
+ENV_release :=
+ENV_tsan    := TSAN_OPTIONS='halt_on_error=1 second_deadlock_stack=1'
+ENV_asan    := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+TIMEOUT_release := 300
+TIMEOUT_tsan    := 600
+TIMEOUT_asan    := 600
+# GCC 12's TSan cannot map its shadow memory when the kernel randomises mmap with more than
+# 28 bits (vm.mmap_rnd_bits=32 on newer kernels): run the TSan build and tests with ASLR off.
+# The build needs it too, since gtest_discover_tests runs the test binaries.
+WRAP_tsan := $(shell r=$$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0); \
+               [ "$$r" -gt 28 ] && command -v setarch >/dev/null && echo "setarch $$(uname -m) -R")
+
+.PHONY: deps build test test-quick demo bench install clean distclean \
+        suite-release suite-tsan suite-asan suite-python
+
+deps:
+	@bash scripts/install-deps.sh
+
+# configure <suite>: once, when the folder has no build.ninja yet.
+configure = [ -f $(DIR_$(1))/build.ninja ] || \
+	$(CMAKE) -S . -B $(DIR_$(1)) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(OPTS_$(1))
+
+build:
+	@$(call configure,release)
+	$(CMAKE) --build $(DIR_release) -j $(JOBS)
+
+# One suite: configure, build, ctest. Appends one line to $(SUMMARY) and fails when a part fails.
+define run_suite
+s=$(1); t0=$$SECONDS; build=FAIL; tests=skipped; tb=0; tt=0; \
+if [ -n "$(SKIP_IF_RELEASE_BROKEN)" ] && grep -q '^FAIL  release  build FAIL' $(SUMMARY) 2>/dev/null; then \
+  echo "$$s: skipped, the release build failed"; build=skipped; \
+elif { $(call configure,$(1)); } && $(WRAP_$(1)) $(CMAKE) --build $(DIR_$(1)) -j $(JOBS); then \
+  build=ok; tb=$$((SECONDS - t0)); t1=$$SECONDS; \
+  if env $(ENV_$(1)) $(WRAP_$(1)) $(CTEST) --test-dir $(DIR_$(1)) --output-on-failure -j2 \
+       --timeout $(TIMEOUT_$(1)); then tests=ok; else tests=FAIL; fi; \
+  tt=$$((SECONDS - t1)); \
+else tb=$$((SECONDS - t0)); fi; \
+if [ $$build = ok ] && [ $$tests = ok ]; then r=PASS; else r=FAIL; fi; \
+mkdir -p build; \
+printf '%-4s  %-7s  build %-4s %4ss   ctest %-7s %4ss   (%s)\n' $$r $$s $$build $$tb $$tests $$tt \
+  "$(DIR_$(1))" >> $(SUMMARY); \
+[ $$r = PASS ]
+endef
+
+suite-release suite-tsan suite-asan: suite-%:
+	@echo "== $* =="
+	@$(call run_suite,$*)
+
+# pytest over tests/python; exit 5 (no tests collected) counts as a pass.
+suite-python:
+	@echo "== python =="
+	@t0=$$SECONDS; r=PASS; note=ok; \
+	if [ -d tests/python ]; then \
+	  rc=0; $(PYTHON) -m pytest -q tests/python || rc=$$?; \
+	  if [ $$rc -eq 5 ]; then note="no tests"; elif [ $$rc -ne 0 ]; then r=FAIL; note="pytest exit $$rc"; fi; \
+	else note="no tests/python"; fi; \
+	mkdir -p build; \
+	printf '%-4s  %-7s  %-34s %4ss\n' $$r python "$$note" $$((SECONDS - t0)) >> $(SUMMARY); \
+	[ $$r = PASS ]
+
+# Every suite runs even when an earlier one fails (-k), except that a release build that does
+# not compile skips the sanitizer builds (they would fail the same way). The summary lists all.
+test: deps
+	@mkdir -p build && rm -f $(SUMMARY)
+	@t0=$$SECONDS; rc=0; \
+	$(MAKE) --no-print-directory -k SKIP_IF_RELEASE_BROKEN=1 \
+	  suite-release suite-tsan suite-asan suite-python || rc=$$?; \
+	echo "== summary ($$((SECONDS - t0))s) =="; cat $(SUMMARY); exit $$rc
+
+test-quick: deps
+	@mkdir -p build && rm -f $(SUMMARY)
+	@rc=0; $(MAKE) --no-print-directory suite-release || rc=$$?; \
+	echo "== summary =="; cat $(SUMMARY); exit $$rc
+
+# The demo: `aloe info`, then scripts/demo.sh when it exists (the hook for the full demo).
+demo: deps build
+	$(DIR_release)/tools/aloe/aloe info
+	@if [ -f scripts/demo.sh ]; then \
+	  echo "== scripts/demo.sh =="; bash scripts/demo.sh; \
+	else echo "demo: scripts/demo.sh not written yet; 'aloe info' above is the demo for now"; fi
+
+bench: deps build
+	@if [ -f scripts/bench.sh ]; then bash scripts/bench.sh; \
+	else echo "bench: no scripts/bench.sh yet; the benchmark binaries are in $(DIR_release)/bench"; fi
+
+install: build
+	$(CMAKE) --install $(DIR_release) --prefix $(PREFIX)
+
+clean:
+	rm -rf build
+
+# Also removes the project venv (make deps recreates it).
+distclean: clean
+	rm -rf .venv

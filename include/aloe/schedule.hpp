@@ -1,0 +1,95 @@
+/// @file schedule.hpp
+/// A schedule is a value naming how a loop's iterations are spread over a team.
+///
+/// One string syntax, `kind[,key=value…]`, is used alike in the API, in ALOE_SCHEDULE and
+/// on the command line:
+///
+/// | string                               | meaning |
+/// |--------------------------------------|---------|
+/// | `static`                             | one contiguous block per thread |
+/// | `static,chunk=c`                     | chunks of c dealt round-robin |
+/// | `dynamic[,chunk=c]`                  | chunks of c from one shared counter |
+/// | `guided[,chunk=c]`                   | shrinking chunks (remaining/threads), at least c |
+/// | `hybrid,fs=f[,chunk=c]`              | static share of the fraction f, then dynamic chunks |
+/// | `staggered,fs=f[,chunk=c][,queue=atomic\|mutex]` | own queue after own static block, neighbour stealing |
+/// | `weighted[,fs=f][,chunk=c]`          | static shares proportional to measured thread speed |
+/// | `tasklets,n=k[,fs=f][,skew=r][,locality=0\|1]` | dynamic part cut into k tasklets, largest first when r>1 |
+///
+/// Defaults: chunk=1, fs=1 for weighted, fs=0 for tasklets, skew=1 (uniform), locality=1,
+/// queue=atomic. Parsing is strict: an unknown kind or key, a repeated key, or a value out
+/// of range throws aloe::error naming the bad part.
+#pragma once
+
+#include <aloe/export.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace aloe {
+
+enum class schedule_kind : std::uint8_t {
+    static_block,  ///< `static` (with chunk: cyclic)
+    dynamic,
+    guided,
+    hybrid,
+    staggered,
+    weighted,
+    tasklets,
+};
+
+/// How a staggered queue is claimed: one atomic fetch-add (default), or a mutex per queue
+/// as in the Kale thesis (kept to measure the difference).
+enum class queue_claim : std::uint8_t { atomic, mutex };
+
+class ALOE_API schedule {
+public:
+    /// `static`.
+    schedule() = default;
+
+    /// Parses `spec`; throws aloe::error naming the bad part.
+    /// Implicit so that `parallel_for(0, n, "dynamic,chunk=4", body)` reads naturally.
+    schedule(std::string_view spec);            // NOLINT(google-explicit-constructor)
+    schedule(const char* spec) : schedule(std::string_view(spec)) {}  // NOLINT
+
+    /// Parses without throwing; on failure returns false and sets `error_message`.
+    static bool try_parse(std::string_view spec, schedule& out, std::string& error_message);
+
+    /// The canonical string; `schedule(s.to_string()) == s` always holds.
+    std::string to_string() const;
+
+    schedule_kind kind() const noexcept { return kind_; }
+    std::int64_t chunk() const noexcept { return chunk_; }       ///< 0 for `static` blocks
+    double static_fraction() const noexcept { return fs_; }      ///< fs in [0, 1]
+    std::int64_t tasklet_count() const noexcept { return tasklets_; }
+    double skew() const noexcept { return skew_; }               ///< largest/smallest tasklet
+    bool locality() const noexcept { return locality_; }
+    queue_claim claim() const noexcept { return claim_; }
+
+    /// Builders for code that prefers values to strings; each validates like the parser.
+    static schedule static_blocks();
+    static schedule static_cyclic(std::int64_t chunk);
+    static schedule dynamic(std::int64_t chunk = 1);
+    static schedule guided(std::int64_t chunk = 1);
+    static schedule hybrid(double fs, std::int64_t chunk = 1);
+    static schedule staggered(double fs, std::int64_t chunk = 1, queue_claim claim = queue_claim::atomic);
+    static schedule weighted(double fs = 1.0, std::int64_t chunk = 1);
+    static schedule tasklets(std::int64_t count, double fs = 0.0, double skew = 1.0, bool locality = true);
+
+    friend bool operator==(const schedule&, const schedule&) = default;
+
+private:
+    schedule_kind kind_ = schedule_kind::static_block;
+    std::int64_t chunk_ = 0;
+    double fs_ = 1.0;
+    std::int64_t tasklets_ = 0;
+    double skew_ = 1.0;
+    bool locality_ = true;
+    queue_claim claim_ = queue_claim::atomic;
+};
+
+/// The schedule named by ALOE_SCHEDULE, or `static` when it is unset. A malformed value is
+/// reported once (naming the variable and the value) and `static` is used.
+ALOE_API schedule schedule_from_environment();
+
+}  // namespace aloe

@@ -1,0 +1,68 @@
+/// @file stats.hpp
+/// Per-loop-site statistics and the counter registry, readable at any time.
+///
+/// Each time a loop runs, every thread records the time in its static part, its dynamic
+/// part and waiting at the end, the chunks it took and the chunks it stole. Imbalance is
+/// max/mean of the per-thread busy time (static + dynamic). With ALOE_STATS=file the whole
+/// set is written as JSON at exit.
+#pragma once
+
+#include <aloe/export.h>
+#include <aloe/loop_site.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace aloe {
+
+/// One thread's share of one loop (or summed over a site's invocations).
+struct thread_loop_stats {
+    double static_s = 0;   ///< running its static part
+    double dynamic_s = 0;  ///< running dynamic chunks (own and stolen)
+    double wait_s = 0;     ///< between finishing and the last thread finishing
+    std::uint64_t iterations = 0;
+    std::uint64_t chunks = 0;  ///< dynamic chunks taken, stolen ones included
+    std::uint64_t steals = 0;  ///< chunks taken from another thread's queue
+};
+
+struct site_stats {
+    std::string site;       ///< "file:line:column" or the explicit name
+    std::string schedule;   ///< canonical string of the schedule last used
+    std::uint64_t invocations = 0;         ///< parallel runs
+    std::uint64_t serial_invocations = 0;  ///< runs done serially (nested, busy team, 1 thread)
+    std::uint64_t iterations = 0;          ///< over all invocations
+    double total_s = 0;       ///< wall time of the parallel runs
+    double last_s = 0;
+    double imbalance_last = 0;  ///< max/mean busy time of the last run (1 = perfect)
+    double imbalance_mean = 0;  ///< mean of the per-run imbalance
+    std::vector<thread_loop_stats> last;   ///< per thread, last run
+    std::vector<thread_loop_stats> total;  ///< per thread, summed
+};
+
+/// Every site seen so far, in first-run order.
+ALOE_API std::vector<site_stats> all_site_stats();
+
+/// One site's statistics; empty when it has not run.
+ALOE_API std::optional<site_stats> stats_of(const loop_site& site);
+
+/// Writes all_site_stats() and the counters as JSON. Returns false and sets `error_message`
+/// when the file cannot be written.
+ALOE_API bool write_stats_json(const std::string& path, std::string* error_message = nullptr);
+
+/// The same JSON as a string.
+ALOE_API std::string stats_json();
+
+/// Forgets all site statistics and history (tuned weights, tasklet owners).
+ALOE_API void reset_site_history();
+
+/// A named counter's value summed over threads, e.g. "loop.steals"; empty if unknown.
+ALOE_API std::optional<std::uint64_t> counter_value(std::string_view name);
+
+/// Every counter with its value.
+ALOE_API std::vector<std::pair<std::string, std::uint64_t>> all_counters();
+
+}  // namespace aloe

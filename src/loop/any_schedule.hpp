@@ -1,0 +1,32 @@
+// The closed set of schedules, resolved from an aloe::schedule once per loop.
+#pragma once
+
+#include "loop/schedules/dynamic.hpp"
+#include "loop/schedules/guided.hpp"
+#include "loop/schedules/hybrid.hpp"
+#include "loop/schedules/staggered.hpp"
+#include "loop/schedules/static.hpp"
+#include "loop/schedules/tasklets.hpp"
+#include "loop/schedules/weighted.hpp"
+
+#include <variant>
+
+namespace aloe::loop {
+
+using any_schedule = std::variant<std::monostate, static_blocks, static_cyclic, dynamic_chunks, guided_chunks,
+                                  hybrid_split, staggered_queues<queue_claim::atomic>,
+                                  staggered_queues<queue_claim::mutex>, weighted_split, tasklet_queue>;
+
+static_assert(loop_schedule<static_blocks> && loop_schedule<static_cyclic> && loop_schedule<dynamic_chunks> &&
+              loop_schedule<guided_chunks> && loop_schedule<hybrid_split> &&
+              loop_schedule<staggered_queues<queue_claim::atomic>> &&
+              loop_schedule<staggered_queues<queue_claim::mutex>> && loop_schedule<weighted_split> &&
+              loop_schedule<tasklet_queue>);
+
+/// Builds the state of `setup.spec`'s schedule into `out` (setup.count > 0).
+void make_schedule(any_schedule& out, const loop_setup& setup);
+
+/// Calls commit() of whichever schedule `s` holds.
+void commit_schedule(const any_schedule& s, std::span<const worker_record> records, site_history& h);
+
+}  // namespace aloe::loop

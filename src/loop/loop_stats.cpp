@@ -1,0 +1,195 @@
+#include "loop/loop_stats.hpp"
+
+#include "runtime/counters.hpp"
+
+#include <aloe/version.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace aloe::loop {
+
+namespace {
+
+thread_loop_stats to_seconds(const thread_ticks& t) {
+    thread_loop_stats s;
+    s.static_s = runtime::ticks_to_seconds(t.static_t);
+    s.dynamic_s = runtime::ticks_to_seconds(t.dynamic_t);
+    s.wait_s = runtime::ticks_to_seconds(t.wait_t);
+    s.iterations = t.iterations;
+    s.chunks = t.chunks;
+    s.steals = t.steals;
+    return s;
+}
+
+// Ticks between two readings; a worker that did nothing may have equal stamps.
+runtime::ticks span_of(runtime::ticks from, runtime::ticks to) { return to > from ? to - from : 0; }
+
+struct loop_counters {
+    runtime::counter& parallel_runs = runtime::register_counter("loop.parallel_runs");
+    runtime::counter& serial_runs = runtime::register_counter("loop.serial_runs");
+    runtime::counter& iterations = runtime::register_counter("loop.iterations");
+    runtime::counter& chunks = runtime::register_counter("loop.chunks");
+    runtime::counter& steals = runtime::register_counter("loop.steals");
+    runtime::counter& busy_ns = runtime::register_counter("loop.busy_ns");
+    runtime::counter& wait_ns = runtime::register_counter("loop.wait_ns");
+};
+
+loop_counters& counters() {
+    static loop_counters c;
+    return c;
+}
+
+}  // namespace
+
+void site_accumulator::add_parallel(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1,
+                                    const schedule& used) {
+    last_schedule_ = used;
+    const std::size_t p = records.size();
+    if (last_.size() != p) {
+        last_.assign(p, {});
+        if (total_.size() < p) total_.resize(p);
+    }
+    runtime::ticks busy_max = 0;
+    runtime::ticks busy_sum = 0;
+    for (std::size_t w = 0; w < p; ++w) {
+        const worker_record& r = records[w];
+        thread_ticks t;
+        t.static_t = span_of(r.start, r.static_end);
+        t.dynamic_t = span_of(r.static_end, r.end);
+        t.wait_t = span_of(r.end, t1);
+        t.iterations = r.static_iterations + r.dynamic_iterations;
+        t.chunks = r.chunks;
+        t.steals = r.steals;
+        last_[w] = t;
+        thread_ticks& sum = total_[w];
+        sum.static_t += t.static_t;
+        sum.dynamic_t += t.dynamic_t;
+        sum.wait_t += t.wait_t;
+        sum.iterations += t.iterations;
+        sum.chunks += t.chunks;
+        sum.steals += t.steals;
+        iterations_ += t.iterations;
+        const runtime::ticks busy = t.static_t + t.dynamic_t;
+        busy_max = std::max(busy_max, busy);
+        busy_sum += busy;
+    }
+    imbalance_last_ = busy_sum > 0 ? static_cast<double>(busy_max) * static_cast<double>(p) / static_cast<double>(busy_sum)
+                                   : 1.0;
+    imbalance_sum_ += imbalance_last_;
+    ++invocations_;
+    last_t_ = span_of(t0, t1);
+    total_t_ += last_t_;
+}
+
+void site_accumulator::add_serial(std::uint64_t iterations, runtime::ticks elapsed, const schedule& used) {
+    (void)elapsed;  // serial runs are not parallel time; they are counted, not timed
+    last_schedule_ = used;
+    ++serial_invocations_;
+    iterations_ += iterations;
+}
+
+site_stats site_accumulator::snapshot(const std::string& name) const {
+    site_stats s;
+    s.site = name;
+    s.schedule = last_schedule_.to_string();
+    s.invocations = invocations_;
+    s.serial_invocations = serial_invocations_;
+    s.iterations = iterations_;
+    s.total_s = runtime::ticks_to_seconds(total_t_);
+    s.last_s = runtime::ticks_to_seconds(last_t_);
+    s.imbalance_last = imbalance_last_;
+    s.imbalance_mean = invocations_ > 0 ? imbalance_sum_ / static_cast<double>(invocations_) : 0.0;
+    for (const thread_ticks& t : last_) s.last.push_back(to_seconds(t));
+    for (const thread_ticks& t : total_) s.total.push_back(to_seconds(t));
+    return s;
+}
+
+void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1) {
+    loop_counters& c = counters();
+    std::uint64_t iterations = 0, chunks = 0, steals = 0;
+    runtime::ticks busy = 0, wait = 0;
+    for (const worker_record& r : records) {
+        iterations += r.static_iterations + r.dynamic_iterations;
+        chunks += r.chunks;
+        steals += r.steals;
+        busy += span_of(r.start, r.end);
+        wait += span_of(r.end, t1);
+    }
+    (void)t0;
+    c.parallel_runs.add(1);
+    c.iterations.add(iterations);
+    c.chunks.add(chunks);
+    c.steals.add(steals);
+    c.busy_ns.add(runtime::ticks_to_ns(busy));
+    c.wait_ns.add(runtime::ticks_to_ns(wait));
+}
+
+void count_serial_loop(std::uint64_t iterations) {
+    loop_counters& c = counters();
+    c.serial_runs.add(1);
+    c.iterations.add(iterations);
+}
+
+namespace {
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        switch (ch) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(ch) < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+void write_threads(std::ostringstream& o, const std::vector<thread_loop_stats>& threads) {
+    o << "[";
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+        const thread_loop_stats& t = threads[i];
+        o << (i ? ", " : "") << "{\"thread\": " << i << ", \"static_s\": " << t.static_s
+          << ", \"dynamic_s\": " << t.dynamic_s << ", \"wait_s\": " << t.wait_s << ", \"iterations\": " << t.iterations
+          << ", \"chunks\": " << t.chunks << ", \"steals\": " << t.steals << "}";
+    }
+    o << "]";
+}
+
+}  // namespace
+
+std::string format_stats_json(const std::vector<site_stats>& sites) {
+    std::ostringstream o;
+    o.precision(9);
+    o << "{\n  \"aloe_version\": " << json_string(version()) << ",\n  \"sites\": [";
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+        const site_stats& s = sites[i];
+        o << (i ? "," : "") << "\n    {\"site\": " << json_string(s.site) << ", \"schedule\": " << json_string(s.schedule)
+          << ", \"invocations\": " << s.invocations << ", \"serial_invocations\": " << s.serial_invocations
+          << ", \"iterations\": " << s.iterations << ", \"total_s\": " << s.total_s << ", \"last_s\": " << s.last_s
+          << ", \"imbalance_last\": " << s.imbalance_last << ", \"imbalance_mean\": " << s.imbalance_mean
+          << ",\n     \"last\": ";
+        write_threads(o, s.last);
+        o << ",\n     \"total\": ";
+        write_threads(o, s.total);
+        o << "}";
+    }
+    o << "\n  ],\n  \"counters\": {";
+    const auto all = runtime::read_all_counters();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        o << (i ? ", " : "") << json_string(all[i].first) << ": " << all[i].second;
+    o << "}\n}\n";
+    return o.str();
+}
+
+}  // namespace aloe::loop

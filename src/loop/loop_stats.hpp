@@ -1,0 +1,57 @@
+// Per-site statistics: folded from the workers' records after each loop, by the thread
+// that ran it, under the site's mutex. Kept in ticks; converted to seconds when read.
+#pragma once
+
+#include "loop/chunk.hpp"
+
+#include <aloe/schedule.hpp>
+#include <aloe/stats.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace aloe::loop {
+
+struct thread_ticks {
+    runtime::ticks static_t = 0;
+    runtime::ticks dynamic_t = 0;
+    runtime::ticks wait_t = 0;
+    std::uint64_t iterations = 0;
+    std::uint64_t chunks = 0;
+    std::uint64_t steals = 0;
+};
+
+class site_accumulator {
+public:
+    /// One parallel run: `records` of every worker, fork at `t0`, join done at `t1`.
+    void add_parallel(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1,
+                      const schedule& used);
+    /// One run done serially on the calling thread.
+    void add_serial(std::uint64_t iterations, runtime::ticks elapsed, const schedule& used);
+
+    site_stats snapshot(const std::string& name) const;
+    void clear() { *this = site_accumulator{}; }
+
+private:
+    schedule last_schedule_;
+    std::uint64_t invocations_ = 0;
+    std::uint64_t serial_invocations_ = 0;
+    std::uint64_t iterations_ = 0;
+    runtime::ticks total_t_ = 0;
+    runtime::ticks last_t_ = 0;
+    double imbalance_last_ = 0;
+    double imbalance_sum_ = 0;
+    std::vector<thread_ticks> last_;
+    std::vector<thread_ticks> total_;
+};
+
+/// Loop-layer counters ("loop.*"), folded once per loop by the thread that ran it.
+void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1);
+void count_serial_loop(std::uint64_t iterations);
+
+/// JSON for the given snapshots plus every counter.
+std::string format_stats_json(const std::vector<site_stats>& sites);
+
+}  // namespace aloe::loop

@@ -1,0 +1,29 @@
+// `dynamic,chunk=c`: every chunk comes from one shared counter.
+//
+// Hot path (next_dynamic): one relaxed fetch_add on the counter's own cache line (see
+// claim() in partition.hpp); no lock. Counters: one chunk per successful take.
+#pragma once
+
+#include "loop/partition.hpp"
+#include "loop/schedule.hpp"
+
+namespace aloe::loop {
+
+class dynamic_chunks {
+public:
+    explicit dynamic_chunks(const loop_setup& s);
+
+    bool next_static(worker_cursor&, chunk&) noexcept { return false; }
+    take next_dynamic(worker_cursor&, chunk& c) noexcept {
+        return claim(counter_->next, chunk_, count_, use_cas_, c) ? take::own : take::none;
+    }
+    void commit(std::span<const worker_record>, site_history&) const {}
+
+private:
+    shared_counter* counter_;
+    std::uint64_t count_;
+    std::uint64_t chunk_;
+    bool use_cas_;
+};
+
+}  // namespace aloe::loop

@@ -1,0 +1,38 @@
+// `guided,chunk=c`: each take claims ceil(remaining / p) iterations, at least c, so chunks
+// shrink as the loop drains (Polychronopoulos & Kuck; the same rule as libgomp).
+//
+// Hot path: a relaxed CAS loop on the shared counter's line (the chunk size depends on the
+// value read, so fetch_add cannot be used). Contended CAS retries are the cost.
+#pragma once
+
+#include "loop/partition.hpp"
+#include "loop/schedule.hpp"
+
+namespace aloe::loop {
+
+class guided_chunks {
+public:
+    explicit guided_chunks(const loop_setup& s);
+
+    bool next_static(worker_cursor&, chunk&) noexcept { return false; }
+    take next_dynamic(worker_cursor&, chunk& c) noexcept {
+        std::uint64_t b = counter_->next.load(std::memory_order_relaxed);
+        std::uint64_t size = 0;
+        do {
+            if (b >= count_) return take::none;
+            const std::uint64_t left = count_ - b;
+            size = std::min(left, std::max(chunk_, left / threads_ + (left % threads_ != 0)));
+        } while (!counter_->next.compare_exchange_weak(b, b + size, std::memory_order_relaxed));
+        c = {b, b + size};
+        return take::own;
+    }
+    void commit(std::span<const worker_record>, site_history&) const {}
+
+private:
+    shared_counter* counter_;
+    std::uint64_t count_;
+    std::uint64_t chunk_;
+    std::uint64_t threads_;
+};
+
+}  // namespace aloe::loop

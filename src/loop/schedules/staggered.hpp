@@ -1,0 +1,85 @@
+// `staggered,fs=f,chunk=c` (Kale thesis ch. 5, "sds"): worker t owns the block static would
+// give it, [n·t/p, n·(t+1)/p). It runs the first f of its block statically, then its own
+// queue (the rest of its block, in chunks of c, in order), then steals.
+//
+// Steal order (find_victim): distance d = 1, 2, …: of t−d and t+d (ids outside [0, p) are
+// skipped, not wrapped), try the one with more iterations left; if both are empty, d+1.
+// Queues only shrink, so a distance found empty stays empty: the cursor remembers it and
+// the whole search costs O(p) reads per worker per loop.
+//
+// Hot path (own queue): one relaxed fetch_add on the worker's own queue line, which thieves
+// touch only once the owner's neighbours have run dry. With queue=mutex the claim takes a
+// per-queue std::mutex instead, as in the thesis (kept to measure the difference).
+// With no imbalance every worker drains its own queue and the map equals static's.
+// Counters: chunks (own and stolen), steals.
+#pragma once
+
+#include "loop/partition.hpp"
+#include "loop/schedule.hpp"
+
+#include <mutex>
+
+namespace aloe::loop {
+
+struct alignas(runtime::cache_line) staggered_queue {
+    std::atomic<std::uint64_t> next{0};
+    std::uint64_t end = 0;
+    std::mutex lock;  // used only by queue=mutex
+};
+
+template <queue_claim Claim>
+class staggered_queues {
+public:
+    explicit staggered_queues(const loop_setup& s);
+
+    bool next_static(worker_cursor& w, chunk& c) noexcept {
+        if (w.static_done) return false;
+        w.static_done = true;
+        const chunk own = block_of(static_cast<std::uint64_t>(w.id), count_, threads_);
+        c = {own.begin, own.begin + fraction_of(own.end - own.begin, fs_)};
+        return c.begin < c.end;
+    }
+
+    take next_dynamic(worker_cursor& w, chunk& c) noexcept {
+        if (!w.own_done) [[likely]] {
+            if (claim_from(queues_[static_cast<std::size_t>(w.id)], c)) return take::own;
+            w.own_done = true;
+        }
+        return steal(w, c);
+    }
+
+    void commit(std::span<const worker_record>, site_history&) const {}
+
+private:
+    bool claim_from(staggered_queue& q, chunk& c) noexcept {
+        if constexpr (Claim == queue_claim::atomic) {
+            return claim(q.next, chunk_, q.end, use_cas_, c);
+        } else {
+            std::lock_guard guard(q.lock);
+            const std::uint64_t b = q.next.load(std::memory_order_relaxed);
+            if (b >= q.end) return false;
+            c = clip(b, chunk_, q.end);
+            q.next.store(c.end, std::memory_order_relaxed);
+            return true;
+        }
+    }
+
+    static std::uint64_t remaining(const staggered_queue& q) noexcept {
+        const std::uint64_t b = q.next.load(std::memory_order_relaxed);
+        return b < q.end ? q.end - b : 0;
+    }
+
+    [[gnu::noinline]] take steal(worker_cursor& w, chunk& c) noexcept;
+
+    std::span<staggered_queue> queues_;
+    std::uint64_t count_;
+    std::uint64_t threads_;
+    std::uint64_t chunk_;
+    double fs_;
+    bool use_cas_;
+};
+
+extern template class staggered_queues<queue_claim::atomic>;
+extern template class staggered_queues<queue_claim::mutex>;
+
+}  // namespace aloe::loop

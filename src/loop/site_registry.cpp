@@ -1,0 +1,92 @@
+#include "loop/site_registry.hpp"
+
+#include <array>
+#include <functional>
+#include <string>
+
+namespace aloe::loop {
+
+namespace {
+
+std::size_t hash_of(const loop_site& site) {
+    const std::size_t h = std::hash<std::string_view>{}(site.name());
+    return h ^ (static_cast<std::size_t>(site.line()) * 0x9e3779b97f4a7c15ULL) ^ (static_cast<std::size_t>(site.column()) << 17);
+}
+
+bool same(const site_state& s, const loop_site& site) {
+    return s.line == site.line() && s.column == site.column() && s.key_name == site.name();
+}
+
+// Steady state: a timestep loop hits the same few sites over and over. A small
+// direct-mapped cache per thread skips the registry's mutex; records are never freed, so
+// a cached pointer stays valid.
+constexpr std::size_t cache_slots = 8;
+thread_local std::array<site_state*, cache_slots> site_cache{};
+
+}  // namespace
+
+site_registry& site_registry::instance() {
+    static site_registry* const r = new site_registry;  // lives to exit (atexit statistics)
+    return *r;
+}
+
+site_state* site_registry::lookup_locked(const loop_site& site) {
+    const auto [first, last] = by_hash_.equal_range(hash_of(site));
+    for (auto it = first; it != last; ++it)
+        if (same(*it->second, site)) return it->second;
+    return nullptr;
+}
+
+site_state& site_registry::find(const loop_site& site) {
+    const std::size_t h = hash_of(site);
+    site_state*& slot = site_cache[h % cache_slots];
+    if (slot != nullptr && same(*slot, site)) [[likely]]
+        return *slot;
+
+    std::lock_guard lock(mutex_);
+    site_state* s = lookup_locked(site);
+    if (s == nullptr) {
+        auto fresh = std::make_unique<site_state>();
+        fresh->key_name = std::string(site.name());
+        fresh->line = site.line();
+        fresh->column = site.column();
+        fresh->display_name = site.line() == 0 ? fresh->key_name
+                                               : fresh->key_name + ":" + std::to_string(site.line()) + ":" +
+                                                     std::to_string(site.column());
+        s = fresh.get();
+        sites_.push_back(std::move(fresh));
+        by_hash_.emplace(h, s);
+    }
+    slot = s;
+    return *s;
+}
+
+std::vector<site_stats> site_registry::snapshot() {
+    std::lock_guard lock(mutex_);
+    std::vector<site_stats> out;
+    out.reserve(sites_.size());
+    for (const auto& s : sites_) {
+        std::lock_guard site_lock(s->mutex);
+        out.push_back(s->stats.snapshot(s->display_name));
+    }
+    return out;
+}
+
+std::optional<site_stats> site_registry::snapshot(const loop_site& site) {
+    std::lock_guard lock(mutex_);
+    site_state* s = lookup_locked(site);
+    if (s == nullptr) return std::nullopt;
+    std::lock_guard site_lock(s->mutex);
+    return s->stats.snapshot(s->display_name);
+}
+
+void site_registry::reset() {
+    std::lock_guard lock(mutex_);
+    for (const auto& s : sites_) {
+        std::lock_guard site_lock(s->mutex);
+        s->history = site_history{};
+        s->stats.clear();
+    }
+}
+
+}  // namespace aloe::loop

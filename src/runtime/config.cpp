@@ -1,0 +1,481 @@
+// Every environment variable aloe reads, in one table (STYLE.md, "Configuration").
+//
+// Each row names a variable and gives its type, default, accepted range, one line of help,
+// a parser and a printer. load_config() runs every parser over the environment, then warns
+// once for each rejected value, naming the variable, the value and the value used instead;
+// the value used is the row's printer applied to the finished configuration, so it already
+// reflects precedence (a bad ALOE_NUM_THREADS falls back to OMP_NUM_THREADS, then to one
+// worker per core). The same table prints ALOE_DISPLAY_ENV's listing and the Markdown table
+// in docs/configuration.md.
+//
+// Parsing rules, shared by every row: surrounding blanks are ignored, an empty value counts
+// as unset, keywords are case-insensitive, and numbers are plain decimal digits (no sign,
+// no trailing text, no overflow).
+#include "runtime/config.hpp"
+
+#include "runtime/report.hpp"
+#include "runtime/topology.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdlib>
+#include <system_error>
+
+namespace aloe::runtime {
+namespace {
+
+constexpr std::int64_t max_threads = max_num_threads;
+// Upper bound on the hybrid wait policy's spin phase: one second.
+constexpr std::int64_t max_spin_us = 1'000'000;
+
+std::string_view trim(std::string_view s) {
+    constexpr std::string_view blanks = " \t\r\n";
+    const std::size_t first = s.find_first_not_of(blanks);
+    if (first == std::string_view::npos) return {};
+    const std::size_t last = s.find_last_not_of(blanks);
+    return s.substr(first, last - first + 1);
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](char c) {
+        return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    });
+    return out;
+}
+
+// Plain decimal digits only: no sign, no blanks, no trailing text. `too_large` is set when
+// the digits do not fit.
+std::optional<std::int64_t> parse_digits(std::string_view s, bool& too_large) {
+    too_large = false;
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) {
+        return std::nullopt;
+    }
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range) {
+        too_large = true;
+        return std::nullopt;
+    }
+    if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+using parse_result = std::optional<std::string>;  // why the value was rejected; nullopt: ok
+
+// A thread count: `min_value`..max_threads.
+parse_result parse_thread_count(std::string_view s, std::int64_t min_value, int& out) {
+    bool too_large = false;
+    const std::optional<std::int64_t> v = parse_digits(s, too_large);
+    if (too_large || (v && *v > max_threads)) {
+        return "is larger than " + std::to_string(max_threads);
+    }
+    if (!v || *v < min_value) return std::string("is not a positive integer");
+    out = static_cast<int>(*v);
+    return std::nullopt;
+}
+
+std::string join_names(std::initializer_list<std::string_view> names) {
+    std::string out;
+    for (std::string_view n : names) {
+        if (!out.empty()) out += ", ";
+        out += n;
+    }
+    return out;
+}
+
+// --- parsers: each takes the trimmed, non-empty value and fills `cfg` on success ---------
+
+parse_result parse_num_threads(std::string_view s, config& cfg) {
+    int n = 0;
+    if (parse_result bad = parse_thread_count(s, 0, n)) return bad;
+    cfg.num_threads = n;
+    cfg.num_threads_source = setting_source::aloe_environment;
+    return std::nullopt;
+}
+
+// OMP_NUM_THREADS is a list, one count per nesting level; aloe uses the first. Every
+// element must be valid so that a typo deeper in the list is not silently accepted.
+parse_result parse_omp_num_threads(std::string_view s, config& cfg) {
+    int first = 0;
+    std::string_view rest = s;
+    for (bool is_first = true;; is_first = false) {
+        const std::size_t comma = rest.find(',');
+        int n = 0;
+        if (parse_thread_count(trim(rest.substr(0, comma)), 1, n)) {
+            return std::string("is not a comma-separated list of positive integers (1..") +
+                   std::to_string(max_threads) + ")";
+        }
+        if (is_first) first = n;
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+    cfg.omp_num_threads = first;
+    if (cfg.num_threads_source != setting_source::aloe_environment) {
+        cfg.num_threads = first;
+        cfg.num_threads_source = setting_source::omp_environment;
+    }
+    return std::nullopt;
+}
+
+parse_result parse_proc_bind(std::string_view s, config& cfg) {
+    const std::string v = lower(s);
+    if (v == "none" || v == "false") cfg.proc_bind = proc_bind_kind::none;
+    else if (v == "close" || v == "true") cfg.proc_bind = proc_bind_kind::close;
+    else if (v == "spread") cfg.proc_bind = proc_bind_kind::spread;
+    else return "is not one of " + join_names({"none", "close", "spread", "true", "false"});
+    return std::nullopt;
+}
+
+parse_result parse_wait_policy(std::string_view s, config& cfg) {
+    const std::string v = lower(s);
+    if (v == "active") cfg.wait_policy = wait_policy_kind::active;
+    else if (v == "passive") cfg.wait_policy = wait_policy_kind::passive;
+    else if (v == "hybrid") cfg.wait_policy = wait_policy_kind::hybrid;
+    else return "is not one of " + join_names({"active", "passive", "hybrid"});
+    return std::nullopt;
+}
+
+parse_result parse_spin_us(std::string_view s, config& cfg) {
+    bool too_large = false;
+    const std::optional<std::int64_t> v = parse_digits(s, too_large);
+    if (!v || *v > max_spin_us) {
+        return "is not an integer in 0.." + std::to_string(max_spin_us);
+    }
+    cfg.spin_us = *v;
+    return std::nullopt;
+}
+
+parse_result parse_schedule(std::string_view s, config& cfg) {
+    cfg.schedule = std::string(s);  // the loop layer parses and validates it
+    return std::nullopt;
+}
+
+parse_result parse_stats(std::string_view s, config& cfg) {
+    cfg.stats_file = std::string(s);
+    return std::nullopt;
+}
+
+// "all", "none", or a comma list of report categories; stored normalised ("" for none).
+parse_result parse_verbose(std::string_view s, config& cfg) {
+    const std::string v = lower(s);
+    if (v == "all" || v == "none") {
+        cfg.verbose = v == "all" ? "all" : "";
+        return std::nullopt;
+    }
+    std::string normalised;
+    std::string_view rest = v;
+    for (;;) {
+        const std::size_t comma = rest.find(',');
+        const std::string_view item = trim(rest.substr(0, comma));
+        if (!parse_report_category(item)) {
+            std::string known = "all, none";
+            for (report_category c : all_report_categories) {
+                known += ", ";
+                known += to_string(c);
+            }
+            return "names unknown category '" + std::string(item) + "' (known: " + known + ")";
+        }
+        if (!normalised.empty()) normalised += ',';
+        normalised += item;
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+    cfg.verbose = normalised;
+    return std::nullopt;
+}
+
+parse_result parse_display_env(std::string_view s, config& cfg) {
+    const std::string v = lower(s);
+    if (v == "1" || v == "true") cfg.display_env = true;
+    else if (v == "0" || v == "false") cfg.display_env = false;
+    else return "is not one of " + join_names({"0", "1", "true", "false"});
+    return std::nullopt;
+}
+
+// --- printers: the effective value, as ALOE_DISPLAY_ENV and warnings show it -------------
+
+std::string or_none(const std::string& s) { return s.empty() ? "(none)" : s; }
+
+std::string print_num_threads(const config& cfg) {
+    if (cfg.num_threads > 0) {  // no need to discover the machine
+        const std::string n = std::to_string(cfg.num_threads);
+        if (cfg.num_threads_source == setting_source::aloe_environment) return n;
+        return n + " (" + describe_num_threads_source(cfg, true) + ")";
+    }
+    const topology& machine = topology::machine();
+    return std::to_string(resolved_num_threads(cfg, machine.cores())) + " (" +
+           describe_num_threads_source(cfg, machine.from_hwloc()) + ")";
+}
+
+std::string print_omp_num_threads(const config& cfg) {
+    if (cfg.omp_num_threads == 0) return "(none)";
+    std::string out = std::to_string(cfg.omp_num_threads);
+    if (cfg.num_threads_source == setting_source::aloe_environment) {
+        out += " (overridden by ALOE_NUM_THREADS)";
+    }
+    return out;
+}
+
+std::string print_proc_bind(const config& cfg) { return std::string(to_string(cfg.proc_bind)); }
+std::string print_wait_policy(const config& cfg) {
+    return std::string(to_string(cfg.wait_policy));
+}
+std::string print_spin_us(const config& cfg) { return std::to_string(cfg.spin_us); }
+std::string print_schedule(const config& cfg) { return or_none(cfg.schedule); }
+std::string print_stats(const config& cfg) { return or_none(cfg.stats_file); }
+std::string print_verbose(const config& cfg) {
+    return cfg.verbose.empty() ? "none" : cfg.verbose;
+}
+std::string print_display_env(const config& cfg) { return cfg.display_env ? "true" : "false"; }
+
+// --- the table ---------------------------------------------------------------------------
+
+struct setting_spec {
+    std::string_view name;
+    std::string_view warning_id;  ///< stable ID of the bad-value warning
+    std::string_view type;
+    std::string_view fallback;
+    std::string_view range;
+    std::string_view help;
+    setting_source source_when_set;
+    parse_result (*parse)(std::string_view value, config& cfg);
+    std::string (*print)(const config& cfg);
+    /// What a warning about a bad value says is used instead; `print` when null.
+    std::string (*print_used)(const config& cfg) = nullptr;
+};
+
+static_assert(max_num_threads == 4096, "update the ranges in settings_table");
+
+// Parse order matters once: ALOE_NUM_THREADS before OMP_NUM_THREADS, so the OMP parser can
+// see that the ALOE variable already set the count.
+constexpr std::array settings_table{
+    setting_spec{"ALOE_NUM_THREADS", "W101", "integer", "0 (one worker per core)",
+                 "0..4096", "Team size; 0 or unset: one worker per core hwloc reports.",
+                 setting_source::aloe_environment, parse_num_threads, print_num_threads},
+    setting_spec{"OMP_NUM_THREADS", "W102", "integer list", "(none)",
+                 "1..4096, comma list (first used)",
+                 "Team size when ALOE_NUM_THREADS is unset; only the first level is used.",
+                 setting_source::omp_environment, parse_omp_num_threads,
+                 print_omp_num_threads, print_num_threads},
+    setting_spec{"ALOE_PROC_BIND", "W103", "keyword", "none",
+                 "none, close, spread; true = close, false = none",
+                 "Worker binding: none (the OS places threads), close (worker i on core i "
+                 "mod cores), spread (workers spaced evenly over the cores).",
+                 setting_source::aloe_environment, parse_proc_bind, print_proc_bind},
+    setting_spec{"ALOE_WAIT_POLICY", "W104", "keyword", "hybrid", "active, passive, hybrid",
+                 "How idle workers wait: spin, sleep, or spin ALOE_SPIN_US then yield, then "
+                 "sleep.",
+                 setting_source::aloe_environment, parse_wait_policy, print_wait_policy},
+    setting_spec{"ALOE_SPIN_US", "W105", "integer", "100", "0..1000000",
+                 "Spin phase of the hybrid wait policy, in microseconds.",
+                 setting_source::aloe_environment, parse_spin_us, print_spin_us},
+    setting_spec{"ALOE_SCHEDULE", "W106", "schedule", "(none): static",
+                 "kind[,key=value...], e.g. static, dynamic,chunk=4, hybrid,fs=0.8",
+                 "Schedule of loops that use the runtime schedule; checked by the loop layer "
+                 "when first used.",
+                 setting_source::aloe_environment, parse_schedule, print_schedule},
+    setting_spec{"ALOE_STATS", "W107", "path", "(none)", "file path",
+                 "Write per-loop-site statistics as JSON to this file at exit.",
+                 setting_source::aloe_environment, parse_stats, print_stats},
+    setting_spec{"ALOE_VERBOSE", "W108", "category list", "none",
+                 "all, none, or a comma list of runtime, topology, config, loop, caps",
+                 "Report categories whose info messages are printed (warnings always are).",
+                 setting_source::aloe_environment, parse_verbose, print_verbose},
+    setting_spec{"ALOE_DISPLAY_ENV", "W109", "boolean", "false", "0, 1, true, false",
+                 "Print the effective settings and their sources to stderr at start-up.",
+                 setting_source::aloe_environment, parse_display_env, print_display_env},
+};
+
+thread_local bool loading_on_this_thread = false;
+
+struct loading_scope {
+    loading_scope() { loading_on_this_thread = true; }
+    ~loading_scope() { loading_on_this_thread = false; }
+    loading_scope(const loading_scope&) = delete;
+    loading_scope& operator=(const loading_scope&) = delete;
+};
+
+category_set verbose_categories(const config& cfg) {
+    if (cfg.verbose == "all") return all_categories;
+    category_set set = no_categories;
+    std::string_view rest = cfg.verbose;
+    while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        if (std::optional<report_category> c = parse_report_category(rest.substr(0, comma))) {
+            set |= category_bit(*c);
+        }
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+    return set;
+}
+
+std::string markdown_cell(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+}  // namespace
+
+env_lookup process_environment() {
+    return [](std::string_view name) -> std::optional<std::string> {
+        // The one getenv in aloe (STYLE.md, "Configuration"); tests/unit/runtime/
+        // no_getenv_test.cpp fails if another file calls it.
+        const char* value = std::getenv(std::string(name).c_str());
+        if (value == nullptr) return std::nullopt;
+        return std::string(value);
+    };
+}
+
+config load_config(const env_lookup& env) {
+    struct rejected {
+        const setting_spec* spec;
+        std::string value;
+        std::string why;
+    };
+    config cfg;
+    std::vector<rejected> bad;
+    for (const setting_spec& spec : settings_table) {
+        const std::optional<std::string> raw = env(spec.name);
+        if (!raw || trim(*raw).empty()) continue;
+        if (parse_result why = spec.parse(trim(*raw), cfg)) {
+            bad.push_back({&spec, *raw, std::move(*why)});
+        } else {
+            cfg.sources[std::string(spec.name)] = spec.source_when_set;
+        }
+    }
+    // Warn only now, so "using …" shows the value the finished configuration really uses.
+    for (const rejected& r : bad) {
+        report_once({report_level::warning, report_category::config, r.spec->warning_id,
+                     std::string(r.spec->name) + "='" + r.value + "' " + r.why,
+                     (r.spec->print_used != nullptr ? r.spec->print_used : r.spec->print)(cfg)});
+    }
+    return cfg;
+}
+
+const config& current_config() {
+    static const config cfg = [] {
+        config c;
+        {
+            loading_scope scope;
+            c = load_config(process_environment());
+        }
+        set_report_verbosity(verbose_categories(c));
+        if (c.display_env) {
+            report_text("aloe: effective settings (ALOE_DISPLAY_ENV)\n" + format_settings(c));
+        }
+        return c;
+    }();
+    return cfg;
+}
+
+bool config_loading_on_this_thread() noexcept { return loading_on_this_thread; }
+
+int resolved_num_threads(const config& cfg, int cores) noexcept {
+    if (cfg.num_threads > 0) return cfg.num_threads;
+    return std::max(cores, 1);
+}
+
+std::string describe_num_threads_source(const config& cfg, bool from_hwloc) {
+    if (cfg.num_threads == 0) return from_hwloc ? "hwloc cores" : "online CPUs";
+    switch (cfg.num_threads_source) {
+    case setting_source::aloe_environment: return "ALOE_NUM_THREADS";
+    case setting_source::omp_environment: return "OMP_NUM_THREADS";
+    case setting_source::api: return "API";
+    case setting_source::default_value: break;
+    }
+    return "default";
+}
+
+std::vector<setting_row> describe_settings(const config& cfg) {
+    std::vector<setting_row> rows;
+    rows.reserve(settings_table.size());
+    for (const setting_spec& spec : settings_table) {
+        setting_row row;
+        row.name = spec.name;
+        row.type = spec.type;
+        row.fallback = spec.fallback;
+        row.range = spec.range;
+        row.help = spec.help;
+        row.value = spec.print(cfg);
+        if (spec.name == "ALOE_NUM_THREADS") {
+            row.source = cfg.num_threads_source;
+        } else if (auto it = cfg.sources.find(spec.name); it != cfg.sources.end()) {
+            row.source = it->second;
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+std::string format_settings(const config& cfg) {
+    const std::vector<setting_row> rows = describe_settings(cfg);
+    std::size_t name_width = 0;
+    std::size_t value_width = 0;
+    for (const setting_row& r : rows) {
+        name_width = std::max(name_width, r.name.size());
+        value_width = std::max(value_width, r.value.size());
+    }
+    std::string out;
+    for (const setting_row& r : rows) {
+        out += "  ";
+        out += r.name;
+        out.append(name_width - r.name.size() + 2, ' ');
+        out += r.value;
+        out.append(value_width - r.value.size() + 2, ' ');
+        out += to_string(r.source);
+        out += '\n';
+    }
+    return out;
+}
+
+std::string format_settings_markdown() {
+    std::string out = "| Variable | Type | Default | Accepted values | Description |\n"
+                      "|---|---|---|---|---|\n";
+    for (const setting_spec& spec : settings_table) {
+        out += "| `";
+        out += spec.name;
+        out += "` | " + markdown_cell(spec.type);
+        out += " | " + markdown_cell(spec.fallback);
+        out += " | " + markdown_cell(spec.range);
+        out += " | " + markdown_cell(spec.help);
+        out += " |\n";
+    }
+    return out;
+}
+
+std::string_view to_string(wait_policy_kind k) {
+    switch (k) {
+    case wait_policy_kind::active: return "active";
+    case wait_policy_kind::passive: return "passive";
+    case wait_policy_kind::hybrid: return "hybrid";
+    }
+    return "?";
+}
+
+std::string_view to_string(proc_bind_kind k) {
+    switch (k) {
+    case proc_bind_kind::none: return "none";
+    case proc_bind_kind::close: return "close";
+    case proc_bind_kind::spread: return "spread";
+    }
+    return "?";
+}
+
+std::string_view to_string(setting_source s) {
+    switch (s) {
+    case setting_source::default_value: return "default";
+    case setting_source::omp_environment: return "OMP environment";
+    case setting_source::aloe_environment: return "ALOE environment";
+    case setting_source::api: return "API";
+    }
+    return "?";
+}
+
+}  // namespace aloe::runtime

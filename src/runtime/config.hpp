@@ -1,0 +1,102 @@
+// Every setting aloe reads from the environment, parsed once into an immutable struct.
+//
+// One table in config.cpp lists each variable with its type, default, range, help text,
+// parser and printer; no other file calls getenv (a test checks it). Precedence, highest
+// first: API value, `aloe run` option, ALOE_* variable, OMP_* variable, default.
+// A bad value gives one warning naming the variable, the value and the value used instead.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aloe::runtime {
+
+/// How a waiting thread passes time (OMP_WAIT_POLICY's three choices).
+enum class wait_policy_kind { active, passive, hybrid };
+
+/// Where workers are bound. `none` leaves placement to the OS.
+enum class proc_bind_kind { none, close, spread };
+
+/// Where an effective setting came from, for ALOE_DISPLAY_ENV and `--show-config`.
+enum class setting_source { default_value, omp_environment, aloe_environment, api };
+
+struct config {
+    int num_threads = 0;  ///< 0: one worker per core hwloc reports
+    /// Where num_threads came from: ALOE_NUM_THREADS, OMP_NUM_THREADS, default or API.
+    setting_source num_threads_source = setting_source::default_value;
+    int omp_num_threads = 0;  ///< OMP_NUM_THREADS (first of its list); 0 when unset or bad
+    proc_bind_kind proc_bind = proc_bind_kind::none;
+    wait_policy_kind wait_policy = wait_policy_kind::hybrid;
+    /// Spin phase of the hybrid policy, microseconds. The default is a guess of the order
+    /// of the gaps between the loops of one timestep; bench/micro should tune it.
+    std::int64_t spin_us = 100;
+    std::string schedule;      ///< ALOE_SCHEDULE as given; empty means "none set"
+    std::string stats_file;    ///< ALOE_STATS: write per-site statistics as JSON here at exit
+    std::string verbose;       ///< ALOE_VERBOSE: report categories shown at info level
+    bool display_env = false;  ///< ALOE_DISPLAY_ENV: print the effective settings at start-up
+    /// Where each variable's value came from, by variable name; a name that is absent has
+    /// its default. (The ALOE_NUM_THREADS row shows num_threads_source instead, the source
+    /// of the effective thread count.)
+    std::map<std::string, setting_source, std::less<>> sources;
+};
+
+/// Largest thread count ALOE_NUM_THREADS and OMP_NUM_THREADS accept: a guess, well above
+/// any shared-memory node today, that keeps a typo from starting millions of threads.
+inline constexpr int max_num_threads = 4096;
+
+/// Reads a variable; std::nullopt when unset. Tests pass a fake one.
+using env_lookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+/// The process environment (the only getenv in aloe).
+env_lookup process_environment();
+
+/// Parses every setting from `env`, warning once per bad value through report.hpp.
+config load_config(const env_lookup& env);
+
+/// The settings of this process, read on first use and never changed afterwards.
+/// Thread-safe. The first call also sets the report verbosity (ALOE_VERBOSE) and, with
+/// ALOE_DISPLAY_ENV, prints format_settings() to stderr.
+const config& current_config();
+
+/// True while the calling thread is inside current_config()'s first load. report.cpp asks
+/// this before it loads the configuration to learn ALOE_VERBOSE, so it never recurses.
+bool config_loading_on_this_thread() noexcept;
+
+/// The team size `cfg` asks for: num_threads, or `cores` when it is 0 (never below 1).
+int resolved_num_threads(const config& cfg, int cores) noexcept;
+
+/// Where resolved_num_threads() came from, in words: "ALOE_NUM_THREADS",
+/// "OMP_NUM_THREADS", "API" or "hwloc cores" (or "online CPUs" when `from_hwloc` is false).
+std::string describe_num_threads_source(const config& cfg, bool from_hwloc);
+
+/// One row of the settings table, as shown by ALOE_DISPLAY_ENV and the docs.
+struct setting_row {
+    std::string name;     ///< e.g. "ALOE_NUM_THREADS"
+    std::string type;     ///< e.g. "integer"
+    std::string fallback; ///< default, printed
+    std::string range;    ///< accepted values, printed
+    std::string help;     ///< one line
+    std::string value;    ///< effective value, printed
+    setting_source source = setting_source::default_value;
+};
+
+/// The whole table with the effective values of `cfg`.
+std::vector<setting_row> describe_settings(const config& cfg);
+
+/// Prints describe_settings() as aligned text (ALOE_DISPLAY_ENV=1, `aloe info`).
+std::string format_settings(const config& cfg);
+
+/// The table as Markdown (name, type, default, range, help; no effective values), for
+/// docs/configuration.md and `aloe info --settings-markdown`.
+std::string format_settings_markdown();
+
+std::string_view to_string(wait_policy_kind k);
+std::string_view to_string(proc_bind_kind k);
+std::string_view to_string(setting_source s);
+
+}  // namespace aloe::runtime

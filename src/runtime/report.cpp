@@ -1,0 +1,190 @@
+// Diagnostics: formatting, the once-only filter, the ALOE_VERBOSE filter and the sink.
+//
+// All state sits behind one mutex: reporting is never on a hot path (STYLE.md, "Hot
+// paths"), and one lock keeps lines from interleaving and makes report_once exact.
+//
+// Info lines need ALOE_VERBOSE, which lives in the configuration, and loading the
+// configuration may itself report (a bad value) or discover the topology (which may report
+// an info line). So report never loads the configuration from inside a load: an info line
+// reported by the thread that is loading it is held back until config.cpp pushes the
+// verbosity through set_report_verbosity(), then printed or dropped.
+#include "runtime/report.hpp"
+
+#include "runtime/config.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace aloe::runtime {
+namespace {
+
+void write_to_stderr(std::string_view line) {
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fputc('\n', stderr);
+}
+
+struct held_line {
+    report_category category;
+    std::string text;
+};
+
+struct report_state {
+    std::mutex lock;
+    report_sink sink = write_to_stderr;
+    std::set<std::pair<std::string, std::string>> reported;  // (id, what) already emitted
+    std::vector<held_line> held;  // info lines waiting for the verbosity to be known
+    // Written under `lock`; read without it on the info fast path, hence atomics.
+    std::atomic<bool> verbosity_known{false};
+    std::atomic<category_set> shown{no_categories};
+};
+
+// Never destroyed: a thread or an atexit handler may still report while statics die.
+report_state& state() {
+    static report_state* const s = new report_state;
+    return *s;
+}
+
+bool shown_in(category_set set, report_category c) { return (set & category_bit(c)) != 0; }
+
+enum class info_gate { show, drop, hold };
+
+// Decides, before taking the lock, what happens to an info line of category `c`.
+info_gate gate_info(report_category c) {
+    report_state& s = state();
+    if (!s.verbosity_known.load(std::memory_order_acquire)) {
+        if (config_loading_on_this_thread()) return info_gate::hold;
+        (void)current_config();  // pushes ALOE_VERBOSE through set_report_verbosity()
+        if (!s.verbosity_known.load(std::memory_order_acquire)) return info_gate::drop;
+    }
+    return shown_in(s.shown.load(std::memory_order_acquire), c) ? info_gate::show
+                                                                : info_gate::drop;
+}
+
+// Emits (or holds) one message; `lock` of state() is held. Returns false when dropped.
+bool emit_locked(report_state& s, const report_message& msg, info_gate gate) {
+    if (gate == info_gate::hold && s.verbosity_known.load(std::memory_order_relaxed)) {
+        // The verbosity arrived between gate_info() and the lock.
+        gate = shown_in(s.shown.load(std::memory_order_relaxed), msg.category)
+                   ? info_gate::show : info_gate::drop;
+    }
+    if (gate == info_gate::drop) return false;
+    if (gate == info_gate::hold) {
+        s.held.push_back({msg.category, format_report(msg)});
+        return true;
+    }
+    s.sink(format_report(msg));
+    return true;
+}
+
+info_gate gate_for(const report_message& msg) {
+    return msg.level == report_level::info ? gate_info(msg.category) : info_gate::show;
+}
+
+}  // namespace
+
+std::string format_report(const report_message& msg) {
+    std::string line = "aloe: ";
+    line += to_string(msg.level);
+    line += ' ';
+    line += msg.id;
+    line += " [";
+    line += to_string(msg.category);
+    line += "]: ";
+    line += msg.what;
+    if (!msg.fallback.empty()) {
+        line += "; using ";
+        line += msg.fallback;
+    }
+    return line;
+}
+
+bool report_once(const report_message& msg) {
+    const info_gate gate = gate_for(msg);
+    if (gate == info_gate::drop) return false;
+    report_state& s = state();
+    std::lock_guard guard(s.lock);
+    if (s.reported.count({std::string(msg.id), msg.what}) != 0) return false;
+    const bool emitted = emit_locked(s, msg, gate);
+    if (emitted) s.reported.emplace(std::string(msg.id), msg.what);
+    return emitted;
+}
+
+void report(const report_message& msg) {
+    const info_gate gate = gate_for(msg);
+    if (gate == info_gate::drop) return;
+    report_state& s = state();
+    std::lock_guard guard(s.lock);
+    (void)emit_locked(s, msg, gate);
+}
+
+void report_text(std::string_view text) {
+    report_state& s = state();
+    std::lock_guard guard(s.lock);
+    while (!text.empty()) {
+        const std::size_t end = text.find('\n');
+        s.sink(text.substr(0, end));
+        if (end == std::string_view::npos) break;
+        text.remove_prefix(end + 1);
+    }
+}
+
+report_sink set_report_sink(report_sink sink) {
+    report_state& s = state();
+    std::lock_guard guard(s.lock);
+    if (!sink) sink = write_to_stderr;
+    std::swap(s.sink, sink);
+    return sink;
+}
+
+void reset_reported_for_tests() {
+    report_state& s = state();
+    std::lock_guard guard(s.lock);
+    s.reported.clear();
+    s.held.clear();
+}
+
+void set_report_verbosity(category_set shown) {
+    report_state& s = state();
+    std::lock_guard guard(s.lock);
+    s.shown.store(shown, std::memory_order_release);
+    s.verbosity_known.store(true, std::memory_order_release);
+    for (const held_line& line : s.held) {
+        if (shown_in(shown, line.category)) s.sink(line.text);
+    }
+    s.held.clear();
+}
+
+bool info_enabled(report_category c) { return gate_info(c) == info_gate::show; }
+
+std::optional<report_category> parse_report_category(std::string_view name) {
+    for (report_category c : all_report_categories) {
+        if (to_string(c) == name) return c;
+    }
+    return std::nullopt;
+}
+
+std::string_view to_string(report_level l) {
+    switch (l) {
+    case report_level::info: return "info";
+    case report_level::warning: return "warning";
+    case report_level::fatal: return "fatal";
+    }
+    return "?";
+}
+
+std::string_view to_string(report_category c) {
+    switch (c) {
+    case report_category::runtime: return "runtime";
+    case report_category::topology: return "topology";
+    case report_category::config: return "config";
+    case report_category::loop: return "loop";
+    case report_category::caps: return "caps";
+    }
+    return "?";
+}
+
+}  // namespace aloe::runtime

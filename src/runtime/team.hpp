@@ -1,0 +1,80 @@
+// The worker team: threads created once and reused by every loop.
+//
+// Protocol (fork / join), one job at a time:
+//   holder:  try_acquire() → run(job, ctx) as often as it likes → release().
+//   run:     publish job_/ctx_, set pending_ = size-1, bump fork_gen_ (seq_cst), wake
+//            sleepers; run the job as worker 0; wait until pending_ == 0.
+//   worker:  wait until fork_gen_ changes; run the job; decrement pending_ (seq_cst) and
+//            wake the holder when it was the last one.
+// Shared lines: fork_gen_ (read by all waiting workers, written once per job), pending_
+// (one decrement per worker per job), the job line (written by the holder before the bump).
+// Waiting uses wait_policy.hpp (spin, yield, futex) with the team's settings.
+// A thread inside a job (a worker, or the holder running worker 0) is marked so that a
+// loop started from inside a body runs serially instead of deadlocking.
+#pragma once
+
+#include "runtime/arena.hpp"
+#include "runtime/wait_policy.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace aloe::runtime {
+
+class worker_team {
+public:
+    using job_fn = void (*)(void* ctx, int worker) noexcept;
+
+    /// Starts size-1 threads, bound per `cfg.proc_bind`. `size` >= 1.
+    worker_team(int size, const config& cfg);
+    ~worker_team();
+    worker_team(const worker_team&) = delete;
+    worker_team& operator=(const worker_team&) = delete;
+
+    int size() const noexcept { return size_; }
+
+    /// Takes the team for the calling thread; false when another holder has it or the caller
+    /// is already running inside a job (of any team).
+    bool try_acquire() noexcept;
+    void release() noexcept;
+
+    /// Runs job(ctx, w) for every worker w in [0, size) and returns when all are done.
+    /// Worker 0 is the calling thread. Requires the team to be held by the caller.
+    void run(job_fn job, void* ctx) noexcept;
+
+    /// Scratch memory for the current holder's loop state (reset by the holder).
+    arena& scratch() noexcept { return scratch_; }
+
+    /// True on a thread that is running a job right now.
+    static bool in_job() noexcept;
+
+    const wait_settings& waiting() const noexcept { return wait_; }
+
+private:
+    void worker_main(int worker);
+
+    const int size_;
+    wait_settings wait_;
+
+    alignas(cache_line) std::atomic<std::uint32_t> fork_gen_{0};
+    std::atomic<std::uint32_t> fork_sleepers_{0};
+
+    alignas(cache_line) std::atomic<std::uint32_t> pending_{0};
+    std::atomic<std::uint32_t> join_sleepers_{0};
+
+    alignas(cache_line) job_fn job_ = nullptr;  // written by the holder before the fork bump
+    void* ctx_ = nullptr;
+    bool quit_ = false;
+
+    alignas(cache_line) std::atomic<bool> held_{false};
+    arena scratch_;
+    std::vector<std::thread> threads_;
+};
+
+/// The number of workers the process team gets: ALOE_NUM_THREADS, else OMP_NUM_THREADS,
+/// else the cores hwloc reports.
+int default_team_size();
+
+}  // namespace aloe::runtime

@@ -1,0 +1,52 @@
+// How a thread waits for a 32-bit word to change: spin, then yield, then sleep on a futex.
+//
+// Protocol (the same for every waiter in aloe):
+//   waiter: wait_while_equal(word, old, sleepers, settings) returns once word != old.
+//   waker:  stores the new value with memory_order_seq_cst, then wake_waiters(word, sleepers).
+// The waiter increments `sleepers` (seq_cst) before re-checking the word and sleeping, and
+// the waker reads `sleepers` after its seq_cst store, so either the waiter sees the new
+// value or the waker sees the sleeper (the Dekker pattern; no lost wake-up).
+//
+// Phases per policy:
+//   active:  spin forever (with sched_yield between spin rounds when oversubscribed);
+//   passive: sleep at once;
+//   hybrid:  spin for spin_ticks, then sched_yield for yield_ticks, then sleep.
+#pragma once
+
+#include "runtime/clock.hpp"
+#include "runtime/config.hpp"
+#include "runtime/futex.hpp"
+
+#include <atomic>
+#include <cstdint>
+
+namespace aloe::runtime {
+
+struct wait_settings {
+    wait_policy_kind kind = wait_policy_kind::hybrid;
+    ticks spin_ticks = 0;
+    ticks yield_ticks = 0;
+    bool oversubscribed = false;  ///< more threads than cores: spinning steals a worker's core
+
+    /// From the process configuration, for a team of `threads` on `cores` cores.
+    static wait_settings from_config(const config& cfg, int threads, int cores);
+};
+
+[[gnu::noinline]] void wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old,
+                                             std::atomic<std::uint32_t>& sleepers, const wait_settings& ws) noexcept;
+
+/// Returns once `word` no longer holds `old` (acquire: the waker's earlier writes are visible).
+inline void wait_while_equal(std::atomic<std::uint32_t>& word, std::uint32_t old, std::atomic<std::uint32_t>& sleepers,
+                             const wait_settings& ws) noexcept {
+    if (word.load(std::memory_order_acquire) != old) [[likely]]
+        return;
+    wait_while_equal_slow(word, old, sleepers, ws);
+}
+
+/// Wakes sleepers of `word`; call after a seq_cst store or RMW to it.
+inline void wake_waiters(std::atomic<std::uint32_t>& word, std::atomic<std::uint32_t>& sleepers) noexcept {
+    if (sleepers.load(std::memory_order_seq_cst) != 0) [[unlikely]]
+        futex_wake_all(word);
+}
+
+}  // namespace aloe::runtime

@@ -1,0 +1,190 @@
+// Conformance of the C API (include/aloe/aloe.h), exercised by the C11 code in c_api_test.c:
+// aloe_parallel_for with C bodies, status codes and aloe_last_error() for bad schedules and
+// bad arguments, aloe_loop_* driven by pthreads, aloe_stats_write.
+#include "conformance/c_api_test.h"
+#include "conformance/coverage.hpp"
+
+#include <aloe/aloe.h>
+#include <aloe/aloe.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+using namespace aloe_conformance;
+
+// The sum of the loop's indices modulo 2^64, computed here independently.
+std::uint64_t reference_sum(std::int64_t first, std::int64_t last, std::int64_t step) {
+    std::uint64_t sum = 0;
+    const std::uint64_t n = reference_count(first, last, step);
+    for (std::uint64_t k = 0; k < n; ++k) sum += static_cast<std::uint64_t>(reference_index(first, step, k));
+    return sum;
+}
+
+::testing::AssertionResult ran_exactly_once(const aloe_ct_result& r, std::int64_t first, std::int64_t last,
+                                            std::int64_t step) {
+    const auto want = static_cast<std::int64_t>(reference_count(first, last, step));
+    const std::uint64_t want_sum = reference_sum(first, last, step);
+    if (r.count == want && r.missed == 0 && r.repeated == 0 && r.strays == 0 && r.bad_threads == 0 &&
+        r.bad_chunks == 0 && r.sum == want_sum)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "status " << r.status << ", count " << r.count << " (want " << want
+                                         << "), missed " << r.missed << ", repeated " << r.repeated << ", strays "
+                                         << r.strays << ", bad threads " << r.bad_threads << ", bad chunks "
+                                         << r.bad_chunks << ", sum " << r.sum << " (want " << want_sum
+                                         << "), message '" << r.message << "'";
+}
+
+struct c_loop {
+    std::int64_t first, last, step;
+};
+
+// Ranges for the C body that the documented idiom walks without overflow.
+const std::vector<c_loop> ordinary_loops{
+    {0, 10000, 1}, {0, 10000, 3}, {-7, 9001, 3}, {5000, -5000, -3}, {100, 0, -1}, {0, 1, 1}, {3, 3, 1}, {9, 3, 1},
+};
+
+TEST(ConformanceCApi, ParallelForWithCBodyCoversStepThreeAndNegativeStep) {
+    ASSERT_GE(aloe_num_threads(), 1);
+    EXPECT_EQ(aloe_num_threads(), aloe::team::global().size());
+    for (const std::string& spec : all_schedule_specs()) {
+        for (const c_loop& l : ordinary_loops) {
+            SCOPED_TRACE(::testing::Message() << "schedule '" << spec << "', first=" << l.first << " last=" << l.last
+                                              << " step=" << l.step);
+            const aloe_ct_result r = aloe_ct_parallel_for(l.first, l.last, l.step, spec.c_str(), nullptr, 1);
+            EXPECT_EQ(r.status, ALOE_OK) << r.message;
+            EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
+        }
+    }
+}
+
+TEST(ConformanceCApi, ParallelForWithCBodyCoversRangesTouchingTheInt64Limits) {
+    // Walked by iteration count, as a careful C user would: lo and hi must be exact.
+    const std::vector<c_loop> extreme{
+        {i64_max - 50, i64_max, 7},
+        {i64_min + 40, i64_min, -3},
+        {i64_min, i64_max, std::int64_t{1} << 60},
+        {i64_max, i64_min, i64_min},
+    };
+    for (const std::string& spec : all_schedule_specs()) {
+        for (const c_loop& l : extreme) {
+            SCOPED_TRACE(::testing::Message() << "schedule '" << spec << "', first=" << l.first << " last=" << l.last
+                                              << " step=" << l.step);
+            const aloe_ct_result r = aloe_ct_parallel_for(l.first, l.last, l.step, spec.c_str(), nullptr, 0);
+            EXPECT_EQ(r.status, ALOE_OK) << r.message;
+            EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
+        }
+    }
+}
+
+TEST(ConformanceCApi, DocumentedBodyLoopNeverOverflowsNearTheInt64Limits) {
+    // aloe.h tells C users to walk a chunk with
+    //   for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step)
+    // and promises hi is always representable. The final `i += step` must then be
+    // representable too, or the idiom is undefined behaviour (and in practice wraps and
+    // keeps running) for loops the API accepts. The C body counts the chunks where it is not.
+    const std::vector<c_loop> extreme{
+        {i64_max - 50, i64_max, 7},
+        {i64_min + 40, i64_min, -3},
+    };
+    for (const c_loop& l : extreme) {
+        SCOPED_TRACE(::testing::Message() << "first=" << l.first << " last=" << l.last << " step=" << l.step);
+        const aloe_ct_result r = aloe_ct_parallel_for(l.first, l.last, l.step, "dynamic,chunk=2", nullptr, 1);
+        EXPECT_EQ(r.status, ALOE_OK) << r.message;
+        EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
+        EXPECT_EQ(r.idiom_overflows, 0) << "the loop aloe.h documents overflows int64_t in " << r.idiom_overflows
+                                        << " chunk(s) of this loop";
+    }
+}
+
+TEST(ConformanceCApi, ExplicitSiteAndNullScheduleAreAccepted) {
+    const aloe_ct_result r = aloe_ct_parallel_for(0, 3000, 1, nullptr, "conformance/c/site", 1);
+    EXPECT_EQ(r.status, ALOE_OK) << r.message;
+    EXPECT_TRUE(ran_exactly_once(r, 0, 3000, 1));
+    const auto st = aloe::stats_of(aloe::loop_site("conformance/c/site"));
+    ASSERT_TRUE(st.has_value());
+    EXPECT_EQ(st->invocations + st->serial_invocations, 1u);
+    EXPECT_EQ(st->iterations, 3000u);
+}
+
+TEST(ConformanceCApi, BadScheduleReturnsScheduleErrorNamingTheBadPart) {
+    const std::vector<std::pair<std::string, std::string>> bad{
+        {"hybrid,fs=1.5", "fs=1.5"}, {"hybird", "hybird"}, {"dynamic,chunk=0", "chunk=0"}, {"tasklets", "n="}};
+    for (const auto& [spec, part] : bad) {
+        SCOPED_TRACE(spec);
+        const aloe_ct_result r = aloe_ct_parallel_for(0, 100, 1, spec.c_str(), nullptr, 1);
+        EXPECT_EQ(r.status, ALOE_ERROR_SCHEDULE);
+        EXPECT_NE(std::string(r.message).find(part), std::string::npos) << "message: " << r.message;
+        EXPECT_EQ(r.missed, 100) << "the body ran although the schedule was refused";
+        char message[512] = {0};
+        EXPECT_EQ(aloe_ct_loop_create_fails(spec.c_str(), 1, message, sizeof message), 1);
+        EXPECT_NE(std::string(message).find(part), std::string::npos) << "aloe_loop_create message: " << message;
+    }
+}
+
+TEST(ConformanceCApi, NullBodyAndStepZeroReturnArgumentError) {
+    int null_status = -1, step_status = -1;
+    char null_message[512] = {0}, step_message[512] = {0};
+    aloe_ct_bad_arguments(&null_status, null_message, &step_status, step_message, 512);
+    EXPECT_EQ(null_status, ALOE_ERROR_ARGUMENT);
+    EXPECT_NE(std::string(null_message).find("body"), std::string::npos) << null_message;
+    EXPECT_EQ(step_status, ALOE_ERROR_ARGUMENT);
+    EXPECT_NE(std::string(step_message).find("step"), std::string::npos) << step_message;
+    char create_message[512] = {0};
+    EXPECT_EQ(aloe_ct_loop_create_fails("dynamic", 0, create_message, sizeof create_message), 1);
+    EXPECT_NE(std::string(create_message).find("step"), std::string::npos) << create_message;
+}
+
+TEST(ConformanceCApi, LoopHandleDrivenByPthreadsCoversEveryIteration) {
+    const std::vector<c_loop> loops{
+        {0, 5000, 1}, {-9000, 9000, 3}, {4000, -4000, -7}, {i64_max - 50, i64_max, 7}, {i64_min + 40, i64_min, -3},
+        {5, 5, 1},    {10, 3, 1},
+    };
+    for (int threads = 1; threads <= 4; ++threads) {
+        for (const std::string& spec : all_schedule_specs()) {
+            for (const c_loop& l : loops) {
+                SCOPED_TRACE(::testing::Message() << threads << " pthreads, schedule '" << spec << "', first=" << l.first
+                                                  << " last=" << l.last << " step=" << l.step);
+                const aloe_ct_result r = aloe_ct_loop_pthreads(l.first, l.last, l.step, spec.c_str(),
+                                                               "conformance/c/pthreads", threads, 0);
+                ASSERT_EQ(r.status, 1) << r.message;
+                EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
+            }
+        }
+    }
+}
+
+TEST(ConformanceCApi, LoopNextWithInconsistentThreadCountReturnsMinusOne) {
+    int results[4] = {0, 0, 0, 0};
+    char message[512] = {0};
+    aloe_ct_loop_inconsistent(results, message, sizeof message);
+    EXPECT_EQ(results[0], 1) << "thread 0 of 2 gets the first chunk";
+    EXPECT_EQ(results[1], -1) << "nthreads 3 after nthreads 2";
+    EXPECT_NE(std::string(message).find('3'), std::string::npos) << "the message names the bad count: " << message;
+    EXPECT_EQ(results[2], -1) << "thread 2 of 2";
+    EXPECT_EQ(results[3], -1) << "NULL loop";
+}
+
+TEST(ConformanceCApi, StatsWriteReportsSuccessAndFailure) {
+    ASSERT_EQ(aloe_ct_parallel_for(0, 100, 1, "static", "conformance/c/stats-write", 1).status, ALOE_OK);
+    const std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("aloe-conformance-c-" + std::to_string(::getpid()) + ".json");
+    EXPECT_EQ(aloe_stats_write(path.c_str()), ALOE_OK) << aloe_last_error();
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("conformance/c/stats-write"), std::string::npos);
+    std::filesystem::remove(path);
+
+    EXPECT_NE(aloe_stats_write("/nonexistent-dir/x.json"), ALOE_OK);
+    EXPECT_NE(std::string(aloe_last_error()).find("/nonexistent-dir/x.json"), std::string::npos) << aloe_last_error();
+    EXPECT_EQ(aloe_stats_write(nullptr), ALOE_ERROR_ARGUMENT);
+}
+
+}  // namespace

@@ -1,0 +1,106 @@
+// The schedule string syntax: round trips, defaults, and errors that name the bad part.
+#include <aloe/error.hpp>
+#include <aloe/schedule.hpp>
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+namespace aloe {
+namespace {
+
+TEST(LoopScheduleSpec, CanonicalStringsRoundTrip) {
+    for (const char* text : {"static", "static,chunk=4", "dynamic,chunk=1", "guided,chunk=16", "hybrid,fs=0.8,chunk=1",
+                             "staggered,fs=0.25,chunk=8,queue=mutex", "staggered,fs=1,chunk=1,queue=atomic",
+                             "weighted,fs=1,chunk=1", "tasklets,n=32,fs=0.5,skew=4,locality=0"}) {
+        const schedule s(text);
+        EXPECT_EQ(s.to_string(), text);
+        EXPECT_EQ(schedule(s.to_string()), s);
+    }
+}
+
+TEST(LoopScheduleSpec, RandomValuesRoundTrip) {
+    std::mt19937_64 rng(20261121);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (int i = 0; i < 2000; ++i) {
+        const double fs = unit(rng);
+        const auto chunk = static_cast<std::int64_t>(rng() % 1000 + 1);
+        for (const schedule& s : {schedule::hybrid(fs, chunk), schedule::staggered(fs, chunk, queue_claim::mutex),
+                                  schedule::weighted(fs, chunk),
+                                  schedule::tasklets(chunk, fs, 1.0 + unit(rng) * 50, (rng() & 1) != 0),
+                                  schedule::dynamic(chunk), schedule::guided(chunk), schedule::static_cyclic(chunk)}) {
+            EXPECT_EQ(schedule(s.to_string()), s) << s.to_string();
+        }
+    }
+}
+
+TEST(LoopScheduleSpec, DefaultsAndLeniency) {
+    EXPECT_EQ(schedule("dynamic").chunk(), 1);
+    EXPECT_EQ(schedule("static").chunk(), 0);
+    EXPECT_EQ(schedule(" Dynamic , 4 ").chunk(), 4);  // OpenMP's "dynamic,4", any case, spaces
+    EXPECT_EQ(schedule("GUIDED,CHUNK=2"), schedule::guided(2));
+    EXPECT_DOUBLE_EQ(schedule("weighted").static_fraction(), 1.0);
+    EXPECT_DOUBLE_EQ(schedule("tasklets,n=4").static_fraction(), 0.0);
+    EXPECT_TRUE(schedule("tasklets,n=4").locality());
+    EXPECT_EQ(schedule("staggered,fs=0.5").claim(), queue_claim::atomic);
+    EXPECT_EQ(schedule(), schedule("static"));
+}
+
+struct bad_case {
+    const char* text;
+    const char* must_mention;
+};
+
+TEST(LoopScheduleSpec, MalformedStringsNameTheBadPart) {
+    const bad_case cases[] = {
+        {"", "kind is missing"},
+        {"hybird", "unknown kind 'hybird'"},
+        {"hybrid", "needs fs="},
+        {"hybrid,fs=1.5", "fs=1.5 is outside [0, 1]"},
+        {"hybrid,fs=-0.1", "fs=-0.1"},
+        {"hybrid,fs=abc", "fs=abc is not a number"},
+        {"hybrid,fs=0.5x", "fs=0.5x"},
+        {"dynamic,chunk=0", "chunk=0 is outside"},
+        {"dynamic,chunk=4x", "chunk=4x is not an integer"},
+        {"dynamic,chunk=-3", "chunk=-3"},
+        {"dynamic,chunk=99999999999999999999", "chunk=99999999999999999999"},
+        {"dynamic,fs=0.5", "dynamic takes no key 'fs'"},
+        {"static,chunk=2,chunk=3", "key 'chunk' is given twice"},
+        {"hybrid,fs=0.5,,", "empty item"},
+        {"hybrid,fs=", "key 'fs' has no value"},
+        {"hybrid,0.5", "'0.5' is not key=value"},
+        {"tasklets", "needs n="},
+        {"tasklets,n=4,skew=0.5", "skew=0.5 is outside"},
+        {"tasklets,n=4,locality=2", "locality=2 is not 0 or 1"},
+        {"staggered,fs=0.5,queue=spin", "queue=spin is not atomic or mutex"},
+        {"staggered,fs=0.5,n=3", "staggered takes no key 'n'"},
+        {"dynamic,c=3", "takes no key 'c'"},
+    };
+    for (const bad_case& c : cases) {
+        SCOPED_TRACE(c.text);
+        try {
+            schedule s(c.text);
+            ADD_FAILURE() << "accepted: " << s.to_string();
+        } catch (const error& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find(c.must_mention), std::string::npos) << what;
+            EXPECT_NE(what.find(std::string("'") + c.text + "'"), std::string::npos) << what;
+        }
+        schedule out = schedule::dynamic(9);
+        std::string message;
+        EXPECT_FALSE(schedule::try_parse(c.text, out, message));
+        EXPECT_EQ(out, schedule::dynamic(9)) << "a failed parse must leave the output untouched";
+        EXPECT_FALSE(message.empty());
+    }
+}
+
+TEST(LoopScheduleSpec, BuildersValidateLikeTheParser) {
+    EXPECT_THROW(schedule::hybrid(2.0), error);
+    EXPECT_THROW(schedule::dynamic(0), error);
+    EXPECT_THROW(schedule::tasklets(0), error);
+    EXPECT_NO_THROW(schedule::hybrid(0.0));
+}
+
+}  // namespace
+}  // namespace aloe

@@ -1,0 +1,24 @@
+// The subcommands of the aloe tool, one function each, listed in main.cpp's table.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace aloe::cli {
+
+/// The words after the subcommand's name.
+using arguments = std::span<const std::string_view>;
+
+/// Exit codes shared by every subcommand.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failure = 1;  ///< the command ran and failed
+inline constexpr int exit_usage = 2;    ///< bad command line: nothing was done
+
+/// Prints `aloe: <message> (see 'aloe <help_topic> --help')` to stderr; returns exit_usage.
+int usage_error(std::string_view message, std::string_view help_topic = {});
+
+/// `aloe info [--json | --settings-markdown]`: version, topology, the team that would be
+/// started, capabilities and effective settings.
+int info_command(arguments args);
+
+}  // namespace aloe::cli

@@ -1,0 +1,85 @@
+// aloe: the command-line tool. `aloe <subcommand> [options]`; one table row per subcommand.
+//
+// Exit codes: 0 success, 1 the command failed, 2 the command line was wrong (an unknown
+// subcommand or option is named in the message).
+#include "commands.hpp"
+
+#include <aloe/version.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace aloe::cli {
+namespace {
+
+struct subcommand {
+    std::string_view name;
+    std::string_view summary;
+    int (*run)(arguments args);
+};
+
+// Later subcommands (bench, run, report, noise, …) are one row each.
+constexpr subcommand subcommands[] = {
+    {"info", "show version, topology, the team aloe would start, capabilities and settings",
+     info_command},
+};
+
+void print_usage(std::ostream& out) {
+    out << "usage: aloe <subcommand> [options]\n"
+           "       aloe --help | --version\n\nsubcommands:\n";
+    std::size_t width = 0;
+    for (const subcommand& s : subcommands) width = std::max(width, s.name.size());
+    for (const subcommand& s : subcommands) {
+        out << "  " << s.name << std::string(width - s.name.size() + 2, ' ') << s.summary
+            << '\n';
+    }
+    out << "\n'aloe <subcommand> --help' describes a subcommand's options.\n";
+}
+
+int run(const std::vector<std::string_view>& words) {
+    if (words.empty()) {
+        print_usage(std::cerr);
+        return exit_usage;
+    }
+    const std::string_view first = words.front();
+    if (first == "--help" || first == "-h" || first == "help") {
+        print_usage(std::cout);
+        return exit_ok;
+    }
+    if (first == "--version") {
+        std::cout << "aloe " << aloe::version() << '\n';
+        return exit_ok;
+    }
+    if (first.starts_with('-')) {
+        return usage_error("unknown option '" + std::string(first) + "'");
+    }
+    for (const subcommand& s : subcommands) {
+        if (s.name == first) return s.run(arguments(words).subspan(1));
+    }
+    return usage_error("unknown subcommand '" + std::string(first) + "'");
+}
+
+}  // namespace
+
+int usage_error(std::string_view message, std::string_view help_topic) {
+    std::cerr << "aloe: " << message << " (see 'aloe "
+              << (help_topic.empty() ? std::string_view("") : help_topic)
+              << (help_topic.empty() ? "" : " ") << "--help')\n";
+    return exit_usage;
+}
+
+}  // namespace aloe::cli
+
+int main(int argc, char** argv) {
+    std::vector<std::string_view> words;
+    for (int i = 1; i < argc; ++i) words.emplace_back(argv[i]);
+    try {
+        return aloe::cli::run(words);
+    } catch (const std::exception& e) {
+        std::cerr << "aloe: error: " << e.what() << '\n';
+        return aloe::cli::exit_failure;
+    }
+}
