@@ -28,9 +28,14 @@ SUMMARY := build/test-summary.txt
 DIR_release := build/release
 DIR_tsan    := build/tsan
 DIR_asan    := build/asan
+# Sanitizer builds use -O1 -g1 (line tables are all sanitizer reports need): on 2 cores they
+# compile in about half the time of -O2 -g, which keeps `make test` under 15 minutes.
+# Set SAN_OPT= to keep CMake's RelWithDebInfo flags. Read only when a folder is configured.
+SAN_OPT ?= -O1 -g1 -DNDEBUG
+SAN_FLAGS := $(if $(SAN_OPT),-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='$(SAN_OPT)' -DCMAKE_C_FLAGS_RELWITHDEBINFO='$(SAN_OPT)')
 OPTS_release :=
-OPTS_tsan    := -DALOE_SANITIZER=thread -DALOE_BUILD_BENCH=OFF
-OPTS_asan    := -DALOE_SANITIZER=address -DALOE_BUILD_BENCH=OFF
+OPTS_tsan    := -DALOE_SANITIZER=thread -DALOE_BUILD_BENCH=OFF $(SAN_FLAGS)
+OPTS_asan    := -DALOE_SANITIZER=address -DALOE_BUILD_BENCH=OFF $(SAN_FLAGS)
 ENV_release :=
 ENV_tsan    := TSAN_OPTIONS='halt_on_error=1 second_deadlock_stack=1'
 ENV_asan    := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -39,6 +39,8 @@
 #include <thread>
 #include <vector>
 
+#include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 extern char** environ;  // listed, never changed: the OMP_/GOMP_/ALOE_ settings in effect
@@ -406,6 +408,35 @@ double idle_spin_us(const std::function<void()>& construct, int threads, double 
 }
 
 // ---------------------------------------------------------------------------------------
+// Placement: do a runtime's threads share a CPU in the loops after they slept?
+
+/// Distinct CPUs among cpu[0..p).
+int distinct_cpus(const std::vector<int>& cpu) {
+    std::vector<int> c = cpu;
+    std::sort(c.begin(), c.end());
+    return static_cast<int>(std::unique(c.begin(), c.end()) - c.begin());
+}
+
+/// Share of loops in which the team's threads ran on fewer CPUs than they could have: after
+/// a sleep of `pause_us` (all workers asleep), `loops` back-to-back loops of one iteration per
+/// thread, each recording the CPU it ran on; `rounds` times.
+double shared_cpu_share(const std::function<void(std::vector<int>&)>& loop, int threads, double pause_us, int rounds,
+                        int loops) {
+    const int ncpu = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    const int want = std::min(threads, ncpu);
+    std::vector<int> cpu(static_cast<std::size_t>(threads), -1);
+    int shared = 0;
+    for (int r = 0; r < rounds; ++r) {
+        sleep_us(pause_us);
+        for (int k = 0; k < loops; ++k) {
+            loop(cpu);
+            shared += distinct_cpus(cpu) < want ? 1 : 0;
+        }
+    }
+    return static_cast<double>(shared) / (rounds * loops);
+}
+
+// ---------------------------------------------------------------------------------------
 // Output
 
 std::string run_command(const std::string& cmd) {
@@ -578,6 +609,7 @@ struct run_info {
     std::string settle_how;
     double seconds = 0;
     other_load before, during;  // other processes' share of the CPUs: 1 s before, and during the run
+    double gomp_shared_cpu = 0, aloe_shared_cpu = 0;  // placement check (shared_cpu_share)
 };
 
 
@@ -594,6 +626,8 @@ void write_machine(const run_info& info, const std::string& path) {
       << "aloe: " << aloe::version() << "\n"
       << "threads: " << info.opt.threads << " for both (omp_set_num_threads and aloe::team)\n"
       << "binding: none by this program; see OMP_PROC_BIND / ALOE_PROC_BIND below\n"
+      << "nice: " << getpriority(PRIO_PROCESS, 0) << " (scheduling policy "
+      << (sched_getscheduler(0) == SCHED_OTHER ? "SCHED_OTHER" : "not SCHED_OTHER") << ")\n"
       << "other processes: " << fmt(100 * info.before.others, 1) << " % of the CPU time in the second before the run, "
       << fmt(100 * info.during.others, 1) << " % during it; hypervisor steal " << fmt(100 * info.before.steal, 1)
       << " % and " << fmt(100 * info.during.steal, 1) << " %\n"
@@ -618,6 +652,9 @@ void write_machine(const run_info& info, const std::string& path) {
       << "libgomp: " << fmt(info.gomp_spin_us, 0) << " us\n"
       << "aloe:    " << fmt(info.aloe_spin_us, 0) << " us\n"
       << "settle between variants: " << fmt(info.settle_us, 0) << " us (" << info.settle_how << ")\n"
+      << "\n## placement after sleeping (loops whose threads shared a CPU)\n"
+      << "aloe: " << fmt(100 * info.aloe_shared_cpu, 0) << " %, libgomp: " << fmt(100 * info.gomp_shared_cpu, 0)
+      << " %\n"
       << "\n## work\n"
       << "delay(): " << fmt(info.iters_per_us, 1) << " iterations per us\n"
       << "fork body: delay(" << info.fork_dl << "), balanced body: delay(" << info.balanced_dl
@@ -803,6 +840,12 @@ void write_summary(const std::vector<group>& groups, const run_info& info, const
       << " % of the CPU time in the second before the run and " << fmt(100 * info.during.others, 1)
       << " % during it (hypervisor steal: " << fmt(100 * info.during.steal, 1)
       << " %).\n\n";
+    f << "Placement check: in the 50 loops after each of 10 sleeps of "
+      << fmt(std::max(info.settle_us, 5000.0) / 1000, 1)
+      << " ms, the threads shared a CPU (fewer CPUs than threads and cores allow) in "
+      << fmt(100 * info.aloe_shared_cpu, 0) << " % of aloe's loops and " << fmt(100 * info.gomp_shared_cpu, 0)
+      << " % of libgomp's. A loop whose threads share a CPU runs their work one after the other, and\n"
+         "whoever waits spins on the CPU the other one needs (see README, \"Placement\").\n\n";
     if (std::max(info.before.others, info.during.others) > quiet_limit)
         f << "**The machine was not quiet**: other work shared the cores, so these figures measure the runtimes\n"
              "under contention, not their overhead on a quiet node.\n\n";
@@ -944,6 +987,24 @@ int main(int argc, char** argv) {
     const double t0 = now_us();
     for (group& g : groups) run.run(g);
     info.seconds = (now_us() - t0) / 1e6;
+    {
+        // Placement after sleeping, with the same pause as between variants (at least 5 ms).
+        const double pause = std::max(info.settle_us, 5000.0);
+        const aloe::loop_site site(std::string_view{"placement"});
+        info.aloe_shared_cpu = shared_cpu_share(
+            [&](std::vector<int>& cpu) {
+                aloe::parallel_for(team, 0, p, st, [&](aloe::subrange, int w) {
+                    cpu[static_cast<std::size_t>(w)] = sched_getcpu();
+                }, site);
+            },
+            p, pause, 10, 50);
+        info.gomp_shared_cpu = shared_cpu_share(
+            [&](std::vector<int>& cpu) {
+#pragma omp parallel for schedule(static)
+                for (int i = 0; i < p; ++i) cpu[static_cast<std::size_t>(omp_get_thread_num())] = sched_getcpu();
+            },
+            p, pause, 10, 50);
+    }
     info.during = load_between(run_start, read_cpu_times(), (process_cpu_us() - run_own) / 1e6);
     if (std::max(info.before.others, info.during.others) > quiet_limit)
         std::cerr << "aloe_overhead: other processes used " << fmt(100 * info.before.others, 0) << " % (before) and "

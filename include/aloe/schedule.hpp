@@ -51,6 +51,7 @@ public:
     /// Implicit so that `parallel_for(0, n, "dynamic,chunk=4", body)` reads naturally.
     schedule(std::string_view spec);            // NOLINT(google-explicit-constructor)
     schedule(const char* spec) : schedule(std::string_view(spec)) {}  // NOLINT
+    schedule(const std::string& spec) : schedule(std::string_view(spec)) {}  // NOLINT
 
     /// Parses without throwing; on failure returns false and sets `error_message`.
     static bool try_parse(std::string_view spec, schedule& out, std::string& error_message);

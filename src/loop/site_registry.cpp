@@ -18,10 +18,28 @@ bool same(const site_state& s, const loop_site& site) {
 }
 
 // Steady state: a timestep loop hits the same few sites over and over. A small
-// direct-mapped cache per thread skips the registry's mutex; records are never freed, so
-// a cached pointer stays valid.
+// direct-mapped cache per thread skips the hash and the registry's mutex; records are never
+// freed, so a cached pointer stays valid. A call-site name is a string literal, so its
+// address, line and column identify it; an explicit name (line 0) may live in a reused
+// buffer, so its text is compared too.
 constexpr std::size_t cache_slots = 8;
-thread_local std::array<site_state*, cache_slots> site_cache{};
+struct cached_site {
+    const char* name = nullptr;
+    std::size_t length = 0;
+    std::uint_least32_t line = 0;
+    std::uint_least32_t column = 0;
+    site_state* state = nullptr;
+};
+thread_local std::array<cached_site, cache_slots> site_cache{};
+
+std::size_t slot_of(const loop_site& site) {
+    return (static_cast<std::size_t>(site.line()) * 31 + site.column() + site.name().size()) % cache_slots;
+}
+
+bool hit(const cached_site& c, const loop_site& site) {
+    return c.state != nullptr && c.name == site.name().data() && c.length == site.name().size() &&
+           c.line == site.line() && c.column == site.column() && (site.line() != 0 || c.state->key_name == site.name());
+}
 
 }  // namespace
 
@@ -38,11 +56,11 @@ site_state* site_registry::lookup_locked(const loop_site& site) {
 }
 
 site_state& site_registry::find(const loop_site& site) {
-    const std::size_t h = hash_of(site);
-    site_state*& slot = site_cache[h % cache_slots];
-    if (slot != nullptr && same(*slot, site)) [[likely]]
-        return *slot;
+    cached_site& slot = site_cache[slot_of(site)];
+    if (hit(slot, site)) [[likely]]
+        return *slot.state;
 
+    const std::size_t h = hash_of(site);
     std::lock_guard lock(mutex_);
     site_state* s = lookup_locked(site);
     if (s == nullptr) {
@@ -57,7 +75,7 @@ site_state& site_registry::find(const loop_site& site) {
         sites_.push_back(std::move(fresh));
         by_hash_.emplace(h, s);
     }
-    slot = s;
+    slot = {site.name().data(), site.name().size(), site.line(), site.column(), s};
     return *s;
 }
 

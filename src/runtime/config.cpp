@@ -360,8 +360,10 @@ config load_config(const env_lookup& env) {
 }
 
 const config& current_config() {
-    static const config cfg = [] {
-        config c;
+    // Never destroyed, like the team and the topology: the ALOE_STATS writer runs at exit.
+    static const config& cfg = *[] {
+        auto* c_ptr = new config;
+        config& c = *c_ptr;
         {
             loading_scope scope;
             c = load_config(process_environment());
@@ -370,7 +372,7 @@ const config& current_config() {
         if (c.display_env) {
             report_text("aloe: effective settings (ALOE_DISPLAY_ENV)\n" + format_settings(c));
         }
-        return c;
+        return c_ptr;
     }();
     return cfg;
 }

@@ -192,7 +192,9 @@ bool topology::bind_current_thread(int core) const {
 }
 
 const topology& topology::machine() {
-    static const topology discovered;
+    // Never destroyed: worker threads of the process team (itself never destroyed) may
+    // still be starting, and binding, while the process exits.
+    static const topology& discovered = *new topology();
     // Announced after construction, outside the static initialiser: the info line may load
     // the configuration, whose printers call machine() again.
     static std::atomic<bool> announced{false};

@@ -8,9 +8,9 @@ namespace aloe::runtime {
 
 namespace {
 
-// Spin checks the word after each round of pauses: one round is about 1 µs on current x86
-// (pause is ~140 cycles on Skylake and later), short enough to notice a fork quickly.
-constexpr int pauses_per_round = 8;
+// The spin phase checks the word after every pause (a fork is noticed within one pause,
+// ~40-140 cycles) and reads the clock once per round of this many pauses.
+constexpr int pauses_per_round = 64;
 // When oversubscribed, a waiter that spins keeps a runnable worker off its core, so the
 // spin phase shrinks to this (a guess, like libgomp's throttled spin count).
 constexpr std::int64_t oversubscribed_spin_us = 2;
@@ -45,8 +45,10 @@ void wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old, 
         // Spin phase.
         const ticks spin_end = now_ticks() + ws.spin_ticks;
         for (;;) {
-            for (int i = 0; i < pauses_per_round; ++i) cpu_relax();
-            if (changed(word, old)) return;
+            for (int i = 0; i < pauses_per_round; ++i) {
+                cpu_relax();
+                if (changed(word, old)) return;
+            }
             if (ws.kind == wait_policy_kind::active) {
                 if (ws.oversubscribed) sched_yield();
                 continue;

@@ -18,12 +18,11 @@ typedef struct tally {
     int64_t step;
     uint64_t count;
     int threads;
-    int idiom;
+    int walk;
     _Atomic uint32_t* hits;
     atomic_int_fast64_t strays;
     atomic_int_fast64_t bad_threads;
     atomic_int_fast64_t bad_chunks;
-    atomic_int_fast64_t idiom_overflows;
     atomic_uint_fast64_t sum;
 } tally;
 
@@ -36,19 +35,18 @@ static uint64_t count_of(int64_t first, int64_t last, int64_t step) {
     return 0;
 }
 
-static int tally_init(tally* t, int64_t first, int64_t last, int64_t step, int threads, int idiom) {
+static int tally_init(tally* t, int64_t first, int64_t last, int64_t step, int threads, int walk) {
     memset(t, 0, sizeof *t);
     t->first = first;
     t->last = last;
     t->step = step;
     t->count = step != 0 ? count_of(first, last, step) : 0;
     t->threads = threads;
-    t->idiom = idiom;
+    t->walk = walk;
     t->hits = calloc(t->count > 0 ? t->count : 1, sizeof *t->hits);
     atomic_init(&t->strays, 0);
     atomic_init(&t->bad_threads, 0);
     atomic_init(&t->bad_chunks, 0);
-    atomic_init(&t->idiom_overflows, 0);
     atomic_init(&t->sum, 0);
     return t->hits != NULL;
 }
@@ -68,28 +66,32 @@ static void tally_hit(tally* t, int64_t i) {
 static void tally_chunk(tally* t, int64_t lo, int64_t hi, int thread) {
     if (thread < 0 || thread >= t->threads) atomic_fetch_add_explicit(&t->bad_threads, 1, memory_order_relaxed);
     const int64_t step = t->step;
-    if (t->idiom) {
-        /* The loop aloe.h tells users to write, stopped where `i += step` would overflow
-         * (signed overflow is undefined; without the check it would wrap and run on). */
-        for (int64_t i = lo; step > 0 ? i < hi : i > hi;) {
-            tally_hit(t, i);
-            int64_t next;
-            if (__builtin_add_overflow(i, step, &next)) {
-                atomic_fetch_add_explicit(&t->idiom_overflows, 1, memory_order_relaxed);
-                break;
-            }
-            i = next;
-        }
-        return;
-    }
-    /* Overflow-free walk: the number of iterations in [lo, hi), then i by unsigned steps. */
-    const uint64_t span = step > 0 ? (uint64_t)hi - (uint64_t)lo : (uint64_t)lo - (uint64_t)hi;
     if ((step > 0 && hi < lo) || (step < 0 && hi > lo)) {
         atomic_fetch_add_explicit(&t->bad_chunks, 1, memory_order_relaxed);
         return;
     }
-    const uint64_t n = span == 0 ? 0 : (span - 1) / magnitude(step) + 1;
-    for (uint64_t k = 0; k < n; ++k) tally_hit(t, (int64_t)((uint64_t)lo + k * (uint64_t)step));
+    switch (t->walk) {
+        case ALOE_CT_WALK_CHUNK_FOR:
+            /* The walk aloe.h documents for any step. */
+            ALOE_CHUNK_FOR(i, lo, hi, step) tally_hit(t, i);
+            return;
+        case ALOE_CT_WALK_STEP_ONE:
+            /* The loop aloe.h documents for step 1 ("it never overflows"). */
+            if (step != 1) {
+                atomic_fetch_add_explicit(&t->bad_chunks, 1, memory_order_relaxed);
+                return;
+            }
+            for (int64_t i = lo; i < hi; ++i) tally_hit(t, i);
+            return;
+        default: {
+            /* This file's own overflow-free walk: the number of iterations in [lo, hi),
+             * then i by unsigned steps. */
+            const uint64_t span = step > 0 ? (uint64_t)hi - (uint64_t)lo : (uint64_t)lo - (uint64_t)hi;
+            const uint64_t n = span == 0 ? 0 : (span - 1) / magnitude(step) + 1;
+            for (uint64_t k = 0; k < n; ++k) tally_hit(t, (int64_t)((uint64_t)lo + k * (uint64_t)step));
+            return;
+        }
+    }
 }
 
 static void tally_finish(tally* t, aloe_ct_result* r) {
@@ -102,7 +104,6 @@ static void tally_finish(tally* t, aloe_ct_result* r) {
     r->strays = atomic_load(&t->strays);
     r->bad_threads = atomic_load(&t->bad_threads);
     r->bad_chunks = atomic_load(&t->bad_chunks);
-    r->idiom_overflows = atomic_load(&t->idiom_overflows);
     r->sum = atomic_load(&t->sum);
     free((void*)t->hits);
 }
@@ -115,11 +116,11 @@ static void copy_message(char* out, int size) {
 static void tally_body(int64_t lo, int64_t hi, int thread, void* ctx) { tally_chunk((tally*)ctx, lo, hi, thread); }
 
 aloe_ct_result aloe_ct_parallel_for(int64_t first, int64_t last, int64_t step, const char* schedule, const char* site,
-                                    int idiom) {
+                                    int walk) {
     aloe_ct_result r;
     memset(&r, 0, sizeof r);
     tally t;
-    if (!tally_init(&t, first, last, step, aloe_num_threads(), idiom)) {
+    if (!tally_init(&t, first, last, step, aloe_num_threads(), walk)) {
         r.status = -1;
         return r;
     }
@@ -135,7 +136,7 @@ void aloe_ct_bad_arguments(int* null_body_status, char* null_body_message, int* 
     *null_body_status = (int)aloe_parallel_for(0, 10, 1, "static", NULL, NULL);
     copy_message(null_body_message, message_size);
     tally t;
-    tally_init(&t, 0, 10, 1, aloe_num_threads(), 0);
+    tally_init(&t, 0, 10, 1, aloe_num_threads(), ALOE_CT_WALK_COUNT);
     *step_zero_status = (int)aloe_parallel_for(0, 10, 0, "dynamic", tally_body, &t);
     copy_message(step_zero_message, message_size);
     aloe_ct_result ignored;
@@ -163,7 +164,7 @@ static void* drive_loop(void* p) {
 }
 
 aloe_ct_result aloe_ct_loop_pthreads(int64_t first, int64_t last, int64_t step, const char* schedule, const char* site,
-                                     int threads, int idiom) {
+                                     int threads, int walk) {
     aloe_ct_result r;
     memset(&r, 0, sizeof r);
     aloe_loop* loop = aloe_loop_create(first, last, step, schedule, site);
@@ -173,7 +174,7 @@ aloe_ct_result aloe_ct_loop_pthreads(int64_t first, int64_t last, int64_t step, 
     }
     r.status = 1;
     tally t;
-    if (!tally_init(&t, first, last, step, threads, idiom) || threads < 1 || threads > 64) {
+    if (!tally_init(&t, first, last, step, threads, walk) || threads < 1 || threads > 64) {
         aloe_loop_destroy(loop);
         r.status = -1;
         return r;

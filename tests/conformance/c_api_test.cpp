@@ -45,7 +45,6 @@ struct c_loop {
     std::int64_t first, last, step;
 };
 
-// Ranges for the C body that the documented idiom walks without overflow.
 const std::vector<c_loop> ordinary_loops{
     {0, 10000, 1}, {0, 10000, 3}, {-7, 9001, 3}, {5000, -5000, -3}, {100, 0, -1}, {0, 1, 1}, {3, 3, 1}, {9, 3, 1},
 };
@@ -57,7 +56,8 @@ TEST(ConformanceCApi, ParallelForWithCBodyCoversStepThreeAndNegativeStep) {
         for (const c_loop& l : ordinary_loops) {
             SCOPED_TRACE(::testing::Message() << "schedule '" << spec << "', first=" << l.first << " last=" << l.last
                                               << " step=" << l.step);
-            const aloe_ct_result r = aloe_ct_parallel_for(l.first, l.last, l.step, spec.c_str(), nullptr, 1);
+            const aloe_ct_result r =
+                aloe_ct_parallel_for(l.first, l.last, l.step, spec.c_str(), nullptr, ALOE_CT_WALK_CHUNK_FOR);
             EXPECT_EQ(r.status, ALOE_OK) << r.message;
             EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
         }
@@ -65,7 +65,7 @@ TEST(ConformanceCApi, ParallelForWithCBodyCoversStepThreeAndNegativeStep) {
 }
 
 TEST(ConformanceCApi, ParallelForWithCBodyCoversRangesTouchingTheInt64Limits) {
-    // Walked by iteration count, as a careful C user would: lo and hi must be exact.
+    // The body walks each chunk by its own iteration count: lo and hi must be exact.
     const std::vector<c_loop> extreme{
         {i64_max - 50, i64_max, 7},
         {i64_min + 40, i64_min, -3},
@@ -76,35 +76,47 @@ TEST(ConformanceCApi, ParallelForWithCBodyCoversRangesTouchingTheInt64Limits) {
         for (const c_loop& l : extreme) {
             SCOPED_TRACE(::testing::Message() << "schedule '" << spec << "', first=" << l.first << " last=" << l.last
                                               << " step=" << l.step);
-            const aloe_ct_result r = aloe_ct_parallel_for(l.first, l.last, l.step, spec.c_str(), nullptr, 0);
+            const aloe_ct_result r =
+                aloe_ct_parallel_for(l.first, l.last, l.step, spec.c_str(), nullptr, ALOE_CT_WALK_COUNT);
             EXPECT_EQ(r.status, ALOE_OK) << r.message;
             EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
         }
     }
 }
 
-TEST(ConformanceCApi, DocumentedBodyLoopNeverOverflowsNearTheInt64Limits) {
-    // aloe.h tells C users to walk a chunk with
-    //   for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step)
-    // and promises hi is always representable. The final `i += step` must then be
-    // representable too, or the idiom is undefined behaviour (and in practice wraps and
-    // keeps running) for loops the API accepts. The C body counts the chunks where it is not.
-    const std::vector<c_loop> extreme{
+TEST(ConformanceCApi, DocumentedChunkLoopsWorkNextToTheInt64Limits) {
+    // aloe.h documents two ways to walk a chunk in C: ALOE_CHUNK_FOR for any step, and
+    // `for (i = lo; i < hi; ++i)` for step 1; both must cover loops that end at INT64_MAX or
+    // INT64_MIN without overflowing (UBSan, in the address build, aborts on overflow).
+    const std::vector<c_loop> any_step{
         {i64_max - 50, i64_max, 7},
         {i64_min + 40, i64_min, -3},
+        {i64_min, i64_max, std::int64_t{1} << 60},
+        {i64_max, i64_min, i64_min},
     };
-    for (const c_loop& l : extreme) {
-        SCOPED_TRACE(::testing::Message() << "first=" << l.first << " last=" << l.last << " step=" << l.step);
-        const aloe_ct_result r = aloe_ct_parallel_for(l.first, l.last, l.step, "dynamic,chunk=2", nullptr, 1);
-        EXPECT_EQ(r.status, ALOE_OK) << r.message;
-        EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
-        EXPECT_EQ(r.idiom_overflows, 0) << "the loop aloe.h documents overflows int64_t in " << r.idiom_overflows
-                                        << " chunk(s) of this loop";
+    const std::vector<c_loop> step_one{{i64_max - 5000, i64_max, 1}, {i64_min, i64_min + 5000, 1}};
+    for (const std::string& spec : all_schedule_specs()) {
+        for (const c_loop& l : any_step) {
+            SCOPED_TRACE(::testing::Message() << "ALOE_CHUNK_FOR, schedule '" << spec << "', first=" << l.first
+                                              << " last=" << l.last << " step=" << l.step);
+            const aloe_ct_result r =
+                aloe_ct_parallel_for(l.first, l.last, l.step, spec.c_str(), nullptr, ALOE_CT_WALK_CHUNK_FOR);
+            EXPECT_EQ(r.status, ALOE_OK) << r.message;
+            EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
+        }
+        for (const c_loop& l : step_one) {
+            SCOPED_TRACE(::testing::Message() << "step-1 loop, schedule '" << spec << "', first=" << l.first
+                                              << " last=" << l.last);
+            const aloe_ct_result r =
+                aloe_ct_parallel_for(l.first, l.last, l.step, spec.c_str(), nullptr, ALOE_CT_WALK_STEP_ONE);
+            EXPECT_EQ(r.status, ALOE_OK) << r.message;
+            EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
+        }
     }
 }
 
 TEST(ConformanceCApi, ExplicitSiteAndNullScheduleAreAccepted) {
-    const aloe_ct_result r = aloe_ct_parallel_for(0, 3000, 1, nullptr, "conformance/c/site", 1);
+    const aloe_ct_result r = aloe_ct_parallel_for(0, 3000, 1, nullptr, "conformance/c/site", ALOE_CT_WALK_STEP_ONE);
     EXPECT_EQ(r.status, ALOE_OK) << r.message;
     EXPECT_TRUE(ran_exactly_once(r, 0, 3000, 1));
     const auto st = aloe::stats_of(aloe::loop_site("conformance/c/site"));
@@ -118,7 +130,7 @@ TEST(ConformanceCApi, BadScheduleReturnsScheduleErrorNamingTheBadPart) {
         {"hybrid,fs=1.5", "fs=1.5"}, {"hybird", "hybird"}, {"dynamic,chunk=0", "chunk=0"}, {"tasklets", "n="}};
     for (const auto& [spec, part] : bad) {
         SCOPED_TRACE(spec);
-        const aloe_ct_result r = aloe_ct_parallel_for(0, 100, 1, spec.c_str(), nullptr, 1);
+        const aloe_ct_result r = aloe_ct_parallel_for(0, 100, 1, spec.c_str(), nullptr, ALOE_CT_WALK_COUNT);
         EXPECT_EQ(r.status, ALOE_ERROR_SCHEDULE);
         EXPECT_NE(std::string(r.message).find(part), std::string::npos) << "message: " << r.message;
         EXPECT_EQ(r.missed, 100) << "the body ran although the schedule was refused";
@@ -152,7 +164,8 @@ TEST(ConformanceCApi, LoopHandleDrivenByPthreadsCoversEveryIteration) {
                 SCOPED_TRACE(::testing::Message() << threads << " pthreads, schedule '" << spec << "', first=" << l.first
                                                   << " last=" << l.last << " step=" << l.step);
                 const aloe_ct_result r = aloe_ct_loop_pthreads(l.first, l.last, l.step, spec.c_str(),
-                                                               "conformance/c/pthreads", threads, 0);
+                                                               "conformance/c/pthreads", threads,
+                                                               ALOE_CT_WALK_CHUNK_FOR);
                 ASSERT_EQ(r.status, 1) << r.message;
                 EXPECT_TRUE(ran_exactly_once(r, l.first, l.last, l.step));
             }
@@ -172,7 +185,7 @@ TEST(ConformanceCApi, LoopNextWithInconsistentThreadCountReturnsMinusOne) {
 }
 
 TEST(ConformanceCApi, StatsWriteReportsSuccessAndFailure) {
-    ASSERT_EQ(aloe_ct_parallel_for(0, 100, 1, "static", "conformance/c/stats-write", 1).status, ALOE_OK);
+    ASSERT_EQ(aloe_ct_parallel_for(0, 100, 1, "static", "conformance/c/stats-write", ALOE_CT_WALK_COUNT).status, ALOE_OK);
     const std::filesystem::path path =
         std::filesystem::temp_directory_path() / ("aloe-conformance-c-" + std::to_string(::getpid()) + ".json");
     EXPECT_EQ(aloe_stats_write(path.c_str()), ALOE_OK) << aloe_last_error();

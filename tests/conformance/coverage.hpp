@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <iterator>
@@ -458,12 +457,5 @@ public:
 private:
     std::vector<std::uint8_t> kind_;
 };
-
-/// A gtest-friendly name: letters, digits and '_' only.
-inline std::string test_name_of(std::string s) {
-    for (char& c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    return s;
-}
 
 }  // namespace aloe_conformance

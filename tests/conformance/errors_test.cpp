@@ -200,3 +200,12 @@ TEST(ConformanceArguments, TeamOfZeroOrNegativeThreadsThrowsError) {
 }
 
 }  // namespace
+
+TEST(ConformanceSchedules, StdStringConvertsWhereAScheduleIsExpected) {
+    const std::string spec = "hybrid,fs=0.5,chunk=2";
+    std::atomic<int> runs{0};
+    aloe::team t(2);
+    aloe::parallel_for(t, 0, 10, spec, [&](std::int64_t) { runs.fetch_add(1); });
+    EXPECT_EQ(runs.load(), 10);
+    EXPECT_EQ(aloe::schedule(spec).to_string(), spec);
+}

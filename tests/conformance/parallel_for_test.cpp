@@ -360,8 +360,11 @@ TEST(ConformanceConcurrentCallers, SeparateTeamsRunInParallelFromSeparateThreads
     b.join();
     EXPECT_EQ(failures.load(), 0);
     // A team held by nobody else runs every loop in parallel.
-    EXPECT_EQ(aloe::stats_of(s1)->invocations, static_cast<std::uint64_t>(loops));
-    EXPECT_EQ(aloe::stats_of(s2)->invocations, static_cast<std::uint64_t>(loops));
+    for (const aloe::loop_site* site : {&s1, &s2}) {
+        const auto st = aloe::stats_of(*site);
+        ASSERT_TRUE(st.has_value());
+        EXPECT_EQ(st->invocations, static_cast<std::uint64_t>(loops));
+    }
 }
 
 }  // namespace

@@ -170,6 +170,7 @@ TEST(ConformanceStats, ResetForgetsSiteStatistics) {
     aloe::team t(2);
     const aloe::loop_site site("conformance/stats/reset");
     aloe::parallel_for(t, 0, 100, 1, "weighted", [](std::int64_t) {}, site);
+    ASSERT_TRUE(aloe::stats_of(site).has_value());
     ASSERT_EQ(aloe::stats_of(site)->invocations, 1u);
     aloe::reset_site_history();
     const auto st = aloe::stats_of(site);
