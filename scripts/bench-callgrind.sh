@@ -66,10 +66,10 @@ for v in "${variants[@]}"; do
     per=$(awk -v a="$a" -v b="$b" -v k="$loops" 'BEGIN { printf "%.0f", (b - a) / k }')
     [[ $v == serial ]] && body=$per
     net=$(awk -v p="$per" -v s="${body:-0}" 'BEGIN { printf "%.0f", p - s }')
-    [[ -n $body ]] || net="(no serial)"
-    # gomp-parallel runs one body call per thread, not the loop: the serial loop does not apply.
-    [[ $v == gomp-parallel ]] && net="n/a"
     perit=$(awk -v p="$per" -v s="${body:-0}" -v n="$iters" 'BEGIN { printf "%.1f", (p - s) / n }')
+    [[ -n $body ]] || { net="(no serial)"; perit="(no serial)"; }
+    # gomp-parallel runs one body call per thread, not the loop: the serial loop does not apply.
+    [[ $v == gomp-parallel ]] && { net="n/a"; perit="n/a"; }
     printf '%-22s %14s %16s %14s\n' "$v" "$per" "$net" "$perit"
 done
 echo "(\"- body\": minus the serial loop of the same iterations; per iteration: that over $iters)"

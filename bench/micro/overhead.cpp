@@ -256,8 +256,7 @@ struct variant {
 
 struct group {
     std::string test;  // fork | balanced | chunk
-    std::vector<variant> v;
-    double ideal_us = 0;  // the work divided by the threads, per construct
+    std::vector<variant> v;  // v.front() is the reference
 };
 
 struct runner {
@@ -450,6 +449,27 @@ std::string run_command(const std::string& cmd) {
     return out.empty() ? "(not available)" : out;
 }
 
+/// The OMP_*, GOMP_*, ALOE_* and KMP_* variables of this process, as NAME=value.
+std::vector<std::string> runtime_environment() {
+    std::vector<std::string> out;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string s = *e;
+        if (s.rfind("OMP_", 0) == 0 || s.rfind("GOMP_", 0) == 0 || s.rfind("ALOE_", 0) == 0 || s.rfind("KMP_", 0) == 0)
+            out.push_back(s);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// "unbound", or the binding variables that are set.
+std::string binding_text() {
+    std::string b;
+    for (const std::string& s : runtime_environment())
+        if (s.rfind("OMP_PROC_BIND=", 0) == 0 || s.rfind("ALOE_PROC_BIND=", 0) == 0 || s.rfind("OMP_PLACES=", 0) == 0)
+            b += (b.empty() ? "" : ", ") + s;
+    return b.empty() ? "unbound" : "bound by " + b;
+}
+
 /// A path as written into the results: relative to the working directory when under it,
 /// else its file name, so no machine path reaches a committed file.
 std::string portable_path(const std::string& p) {
@@ -559,10 +579,9 @@ int callgrind_probe(const options& o) {
     return 0;
 }
 
-}  // namespace
-
-// The report writers and main() follow; they only format what the groups measured.
-namespace {
+// ---------------------------------------------------------------------------------------
+// The machine's state (other processes) and the reports, which only format what the
+// groups measured.
 
 /// System-wide CPU time, seconds summed over CPUs, from the kernel's "cpu" line.
 struct cpu_times {
@@ -618,14 +637,16 @@ void write_machine(const run_info& info, const std::string& path) {
     std::ofstream f(path);
     f << "# machine and settings of this run\n"
       << "date: " << run_command("date -u '+%Y-%m-%d %H:%M:%S UTC'") << "\n"
-      << "nproc: " << run_command("nproc") << "\n"
+      << "nproc: " << run_command("nproc --all") << " (nproc --all); this process may run on " << run_command("nproc")
+      << " (nproc, after any binding)\n"
       << "kernel: " << run_command("uname -sr") << " (" << run_command("uname -m") << ")\n"
       << "compiler: g++ " << __VERSION__ << ", -O2 for both runtimes' loops\n"
       << "openmp: _OPENMP " << _OPENMP << ", libgomp package " << run_command("dpkg-query -W -f='${Version}' libgomp1")
       << "\n"
-      << "aloe: " << aloe::version() << "\n"
+      << "aloe: " << aloe::version() << ", source " << run_command("git describe --always --dirty")
+      << " (git describe --always --dirty)\n"
       << "threads: " << info.opt.threads << " for both (omp_set_num_threads and aloe::team)\n"
-      << "binding: none by this program; see OMP_PROC_BIND / ALOE_PROC_BIND below\n"
+      << "binding: " << binding_text() << " (the program itself binds nothing)\n"
       << "nice: " << getpriority(PRIO_PROCESS, 0) << " (scheduling policy "
       << (sched_getscheduler(0) == SCHED_OTHER ? "SCHED_OTHER" : "not SCHED_OTHER") << ")\n"
       << "other processes: " << fmt(100 * info.before.others, 1) << " % of the CPU time in the second before the run, "
@@ -634,19 +655,11 @@ void write_machine(const run_info& info, const std::string& path) {
       << "\n## lscpu (flags and vulnerabilities left out)\n"
       << run_command("lscpu | grep -v -e '^Flags:' -e '^Vulnerability'") << "\n"
       << "\n## environment (OMP_*, GOMP_*, ALOE_*, KMP_* set for this run)\n";
-    int listed = 0;
-    for (char** e = environ; *e != nullptr; ++e) {
-        const std::string s = *e;
-        const bool ours = s.rfind("OMP_", 0) == 0 || s.rfind("GOMP_", 0) == 0 || s.rfind("ALOE_", 0) == 0 ||
-                          s.rfind("KMP_", 0) == 0;
-        if (ours) {
-            f << s << "\n";
-            ++listed;
-        }
-    }
-    if (listed == 0) f << "(none set)\n";
+    const std::vector<std::string> env = runtime_environment();
+    for (const std::string& s : env) f << s << "\n";
+    if (env.empty()) f << "(none set)\n";
     f << "Defaults where unset: libgomp OMP_WAIT_POLICY unset = spin GOMP_SPINCOUNT (300000 pause rounds)\n"
-         "then futex; aloe ALOE_WAIT_POLICY=hybrid, ALOE_SPIN_US=100 (spin, then yield as long, then futex).\n"
+         "then futex; aloe ALOE_WAIT_POLICY=hybrid (spin, yield, then futex; ALOE_SPIN_US sets the phases).\n"
       << "\n## idle spin after a loop (CPU time per worker in a " << fmt(info.spin_window_us / 1000, 0)
       << " ms window, median)\n"
       << "libgomp: " << fmt(info.gomp_spin_us, 0) << " us\n"
@@ -756,7 +769,8 @@ void chunk_section(std::ostream& out, const group& g, const group* fork, std::ve
 
     out << "Cost per chunk in ns = (loop time − reference) / chunks handed out, median over repetitions. It\n"
            "includes the loop's fork-join spread over its chunks; \"excl. f-j\" takes each runtime's own\n"
-           "fork-join overhead (fork test) off first, which matters at large chunks (few chunks per loop).\n\n"
+           "fork-join overhead (fork test) off first, which matters at large chunks (few chunks per loop);\n"
+           "n/a where the fork test's overhead exceeds this loop's (then the fork test is not representative).\n\n"
            "| chunk | chunks/loop | gomp dynamic | aloe dynamic | ratio | aloe<=gomp | ratio excl. f-j | "
            "gomp guided | aloe guided | ratio |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     std::string dyn_misses, mutex_ratios;
@@ -768,7 +782,8 @@ void chunk_section(std::ostream& out, const group& g, const group* fork, std::ve
         const double ratio = ns(ad) / ns(gd);
         out << "| " << c << " | " << fmt(gd.units, 0) << " | " << fmt(ns(gd), 1) << " | " << fmt(ns(ad), 1) << " | "
             << fmt(ratio, 2) << " | " << wins(g, ad, gd) << "/" << ad.us.size() << " | "
-            << fmt(excl(ad, fj_aloe) / excl(gd, fj_gomp), 2) << " | " << fmt(ns(gg), 1) << " | " << fmt(ns(ag), 1)
+            << (excl(ad, fj_aloe) > 0 && excl(gd, fj_gomp) > 0 ? fmt(excl(ad, fj_aloe) / excl(gd, fj_gomp), 2) : "n/a")
+            << " | " << fmt(ns(gg), 1) << " | " << fmt(ns(ag), 1)
             << " | " << fmt(ns(ag) / ns(gg), 2) << " |\n";
         if (ratio <= 1) ++dyn_met;
         else dyn_misses += (dyn_misses.empty() ? "" : ", ") + cs + " (ratio " + fmt(ratio, 2) + ")";
@@ -829,9 +844,10 @@ void write_summary(const std::vector<group>& groups, const run_info& info, const
 
     std::ofstream f(path);
     f << "# aloe against libgomp: loop overheads (EPCC method)\n\n"
-      << "Machine: " << lscpu_field("Model name") << ", " << run_command("nproc") << " CPUs (hypervisor: "
+      << "Machine: " << lscpu_field("Model name") << ", " << run_command("nproc --all") << " CPUs (hypervisor: "
       << lscpu_field("Hypervisor vendor") << "), kernel " << run_command("uname -r") << "; details in machine.txt.\n"
-      << "Threads: " << info.opt.threads << " for both runtimes, unbound · repetitions: " << info.opt.reps
+      << "Threads: " << info.opt.threads << " for both runtimes, " << binding_text()
+      << " · repetitions: " << info.opt.reps
       << " (every variant once per repetition, rotated order) · timed batch: about "
       << fmt(info.opt.target_us / 1000, 1) << " ms · settle between variants: " << fmt(info.settle_us / 1000, 1)
       << " ms · run time " << fmt(info.seconds, 0) << " s.\n\n"
@@ -846,6 +862,12 @@ void write_summary(const std::vector<group>& groups, const run_info& info, const
       << fmt(100 * info.aloe_shared_cpu, 0) << " % of aloe's loops and " << fmt(100 * info.gomp_shared_cpu, 0)
       << " % of libgomp's. A loop whose threads share a CPU runs their work one after the other, and\n"
          "whoever waits spins on the CPU the other one needs (see README, \"Placement\").\n\n";
+    if (std::max(info.aloe_shared_cpu, info.gomp_shared_cpu) > 0)
+        f << "**Placement dominates**: a runtime whose threads share a CPU runs the loop's work on one CPU,\n"
+             "and its waiting thread spins on the CPU the other needs (for up to its spin phase: libgomp's is\n"
+             "milliseconds); that costs far more than any overhead measured here. Rerun with both runtimes\n"
+             "bound (OMP_PROC_BIND=close ALOE_PROC_BIND=close) to measure overhead apart from placement; the\n"
+             "figures below are what unbound threads cost.\n\n";
     if (std::max(info.before.others, info.during.others) > quiet_limit)
         f << "**The machine was not quiet**: other work shared the cores, so these figures measure the runtimes\n"
              "under contention, not their overhead on a quiet node.\n\n";
@@ -879,7 +901,12 @@ int main(int argc, char** argv) {
     }
     const cpu_times run_start = read_cpu_times();
     const double run_own = process_cpu_us();
-    info.command = shell_quote(portable_path(argv[0]));
+    // The runtimes' environment first, so that the line reruns the same configuration.
+    for (const std::string& s : runtime_environment()) {
+        const std::size_t eq = s.find('=');
+        info.command += s.substr(0, eq + 1) + shell_quote(s.substr(eq + 1)) + " ";
+    }
+    info.command += shell_quote(portable_path(argv[0]));
     for (int i = 1; i < argc; ++i) {
         const bool is_out = i > 1 && std::string(argv[i - 1]) == "--out";
         info.command += " " + shell_quote(is_out ? portable_path(argv[i]) : argv[i]);
@@ -941,7 +968,7 @@ int main(int argc, char** argv) {
     const std::int64_t n = static_cast<std::int64_t>(opt.iters_per_thread) * pp;
     std::vector<group> groups;
     if (opt.fork) {
-        group g{"fork", {}, 0};
+        group g{"fork", {}};
         g.v.push_back(make_ref(info.fork_dl, 1));
         g.v.push_back(make_gomp("gomp parallel", omp_kind::parallel, pp, info.fork_dl, 0, 1));
         g.v.push_back(make_gomp("gomp parallel for static", omp_kind::static_block, pp, info.fork_dl, 0, 1));
@@ -949,7 +976,7 @@ int main(int argc, char** argv) {
         groups.push_back(std::move(g));
     }
     if (opt.balanced) {
-        group g{"balanced", {}, 0};
+        group g{"balanced", {}};
         g.v.push_back(make_ref(info.balanced_dl, n / pp));
         g.v.push_back(make_gomp("gomp static", omp_kind::static_block, n, info.balanced_dl, 0, 1));
         for (const char* s : {"static", "hybrid,fs=1", "staggered,fs=1"})
@@ -957,7 +984,7 @@ int main(int argc, char** argv) {
         groups.push_back(std::move(g));
     }
     if (opt.chunk) {
-        group g{"chunk", {}, 0};
+        group g{"chunk", {}};
         g.v.push_back(make_ref(info.chunk_dl, n / pp));
         const int dl = info.chunk_dl;
         for (std::int64_t c = 1; c <= 128; c *= 2) {

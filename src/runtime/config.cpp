@@ -265,11 +265,11 @@ constexpr std::array settings_table{
                  "mod cores), spread (workers spaced evenly over the cores).",
                  setting_source::aloe_environment, parse_proc_bind, print_proc_bind},
     setting_spec{"ALOE_WAIT_POLICY", "W104", "keyword", "hybrid", "active, passive, hybrid",
-                 "How idle workers wait: spin, sleep, or spin ALOE_SPIN_US then yield, then "
-                 "sleep.",
+                 "How idle workers wait: active spins, passive sleeps at once, hybrid spins "
+                 "2 us, then spins yielding the CPU for ALOE_SPIN_US, then sleeps.",
                  setting_source::aloe_environment, parse_wait_policy, print_wait_policy},
     setting_spec{"ALOE_SPIN_US", "W105", "integer", "100", "0..1000000",
-                 "Spin phase of the hybrid wait policy, in microseconds.",
+                 "Yielding spin phase of the hybrid wait policy, in microseconds.",
                  setting_source::aloe_environment, parse_spin_us, print_spin_us},
     setting_spec{"ALOE_SCHEDULE", "W106", "schedule", "(none): static",
                  "kind[,key=value...], e.g. static, dynamic,chunk=4, hybrid,fs=0.8",

@@ -1,5 +1,6 @@
 #include "runtime/team.hpp"
 
+#include "runtime/counters.hpp"
 #include "runtime/report.hpp"
 #include "runtime/topology.hpp"
 
@@ -7,6 +8,8 @@
 #include <aloe/team.hpp>
 
 #include <string>
+
+#include <sched.h>
 
 namespace aloe::runtime {
 
@@ -25,23 +28,34 @@ worker_team::worker_team(int size, const config& cfg)
     : size_(size), wait_(wait_settings::from_config(cfg, size, topology::machine().cores())) {
     const topology& topo = topology::machine();
     const proc_bind_kind bind = cfg.proc_bind;
+    // Bound workers cannot move; oversubscribed ones share CPUs whatever they do.
+    repair_placement_ = bind == proc_bind_kind::none && !wait_.oversubscribed;
     threads_.reserve(static_cast<std::size_t>(size_ - 1));
-    for (int w = 1; w < size_; ++w) {
-        threads_.emplace_back([this, w, bind, &topo] {
-            const int core = topo.core_for_worker(w, size_, bind);
-            if (core >= 0) topo.bind_current_thread(core);
-            worker_main(w);
-        });
+    try {
+        for (int w = 1; w < size_; ++w) {
+            threads_.emplace_back([this, w, bind, &topo] {
+                const int core = topo.core_for_worker(w, size_, bind);
+                if (core >= 0) topo.bind_current_thread(core);
+                worker_main(w);
+            });
+        }
+    } catch (...) {
+        // The OS refused a thread: stop the ones already started, then report to the caller.
+        stop_workers();
+        throw;
     }
     // Worker 0 is whichever thread holds the team; it is bound only when binding is asked
     // for and the team is the process team (see aloe::team::global()).
 }
 
-worker_team::~worker_team() {
+worker_team::~worker_team() { stop_workers(); }
+
+void worker_team::stop_workers() noexcept {
     quit_ = true;
     fork_gen_.fetch_add(1, std::memory_order_seq_cst);
     wake_waiters(fork_gen_, fork_sleepers_);
     for (std::thread& t : threads_) t.join();
+    threads_.clear();
 }
 
 bool worker_team::in_job() noexcept { return running_job; }
@@ -58,7 +72,10 @@ void worker_team::run(job_fn job, void* ctx) noexcept {
     job_ = job;
     ctx_ = ctx;
     pending_.store(static_cast<std::uint32_t>(size_ - 1), std::memory_order_relaxed);
-    // seq_cst: publishes job_, ctx_ and pending_ (release) and orders the sleeper check.
+    // Where the holder runs now (glibc reads it from rseq: a load, no syscall).
+    if (repair_placement_) holder_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
+    // seq_cst: publishes job_, ctx_, pending_ and holder_cpu_ (release) and orders the
+    // sleeper check.
     fork_gen_.fetch_add(1, std::memory_order_seq_cst);
     wake_waiters(fork_gen_, fork_sleepers_);
     {
@@ -72,15 +89,33 @@ void worker_team::run(job_fn job, void* ctx) noexcept {
 void worker_team::worker_main(int worker) {
     std::uint32_t seen = 0;
     for (;;) {
-        wait_while_equal(fork_gen_, seen, fork_sleepers_, wait_);
+        const bool slept = wait_while_equal(fork_gen_, seen, fork_sleepers_, wait_);
         seen = fork_gen_.load(std::memory_order_acquire);
         if (quit_) return;
+        if (slept && repair_placement_ && sched_getcpu() == holder_cpu_.load(std::memory_order_relaxed)) [[unlikely]]
+            step_off_holder_cpu();
         {
             job_marker mark;
             job_(ctx_, worker);
         }
         // seq_cst: releases this worker's writes to the holder and orders the sleeper check.
         if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1) wake_waiters(pending_, join_sleepers_);
+    }
+}
+
+void worker_team::step_off_holder_cpu() noexcept {
+    const int here = sched_getcpu();
+    if (here < 0) return;
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    cpu_set_t elsewhere = allowed;
+    CPU_CLR(here, &elsewhere);
+    if (CPU_COUNT(&elsewhere) == 0) return;  // nowhere else to go
+    // Narrowing the mask migrates this thread now; restoring it leaves it where it landed.
+    if (sched_setaffinity(0, sizeof elsewhere, &elsewhere) == 0) {
+        sched_setaffinity(0, sizeof allowed, &allowed);
+        static counter& moves = register_counter("team.cpu_moves");
+        moves.add(1);
     }
 }
 

@@ -11,6 +11,16 @@
 // Waiting uses wait_policy.hpp (spin, yield, futex) with the team's settings.
 // A thread inside a job (a worker, or the holder running worker 0) is marked so that a
 // loop started from inside a body runs serially instead of deadlocking.
+//
+// Placement repair (unbound teams with no more threads than cores): Linux tends to wake a
+// futex sleeper on the waker's CPU, so after a pause a worker and the holder often end up
+// sharing one CPU, loop after loop, while the other CPU idles (seen on the 2-core VM in about
+// 70% of loops after a pause; bench/results/overhead-20261121-spin100). The holder records
+// its CPU at each fork (a read of glibc's rseq area); a worker woken from its futex that finds
+// itself on that CPU steps off it by excluding the CPU from its affinity for one call and
+// restoring the original mask (counter `team.cpu_moves`). Checking at every fork instead
+// moved threads far more often and did not make balanced loops faster (tried; see the
+// closing note of issue 2). Workers sharing a CPU with each other are left to the kernel.
 #pragma once
 
 #include "runtime/arena.hpp"
@@ -54,6 +64,8 @@ public:
 
 private:
     void worker_main(int worker);
+    void step_off_holder_cpu() noexcept;
+    void stop_workers() noexcept;
 
     const int size_;
     wait_settings wait_;
@@ -67,6 +79,9 @@ private:
     alignas(cache_line) job_fn job_ = nullptr;  // written by the holder before the fork bump
     void* ctx_ = nullptr;
     bool quit_ = false;
+
+    alignas(cache_line) std::atomic<int> holder_cpu_{-1};  // CPU of the holder at a fork that woke sleepers
+    bool repair_placement_ = false;                         // see "Placement repair" above
 
     alignas(cache_line) std::atomic<bool> held_{false};
     arena scratch_;

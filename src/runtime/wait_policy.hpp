@@ -10,7 +10,8 @@
 // Phases per policy:
 //   active:  spin forever (with sched_yield between spin rounds when oversubscribed);
 //   passive: sleep at once;
-//   hybrid:  spin for spin_ticks, then sched_yield for yield_ticks, then sleep.
+//   hybrid:  spin (pause) for spin_ticks (2 µs at most), then spin with sched_yield each
+//            round for yield_ticks (ALOE_SPIN_US), then sleep.
 #pragma once
 
 #include "runtime/clock.hpp"
@@ -24,23 +25,25 @@ namespace aloe::runtime {
 
 struct wait_settings {
     wait_policy_kind kind = wait_policy_kind::hybrid;
-    ticks spin_ticks = 0;
-    ticks yield_ticks = 0;
+    ticks spin_ticks = 0;   ///< pure spin (pause only)
+    ticks yield_ticks = 0;  ///< spin that yields the CPU every round (ALOE_SPIN_US)
     bool oversubscribed = false;  ///< more threads than cores: spinning steals a worker's core
 
     /// From the process configuration, for a team of `threads` on `cores` cores.
     static wait_settings from_config(const config& cfg, int threads, int cores);
 };
 
-[[gnu::noinline]] void wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old,
+/// Returns true when the wait ended in the sleep phase (the thread was woken by the kernel).
+[[gnu::noinline]] bool wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old,
                                              std::atomic<std::uint32_t>& sleepers, const wait_settings& ws) noexcept;
 
-/// Returns once `word` no longer holds `old` (acquire: the waker's earlier writes are visible).
-inline void wait_while_equal(std::atomic<std::uint32_t>& word, std::uint32_t old, std::atomic<std::uint32_t>& sleepers,
+/// Returns once `word` no longer holds `old` (acquire: the waker's earlier writes are visible);
+/// true when the thread slept on the futex on the way.
+inline bool wait_while_equal(std::atomic<std::uint32_t>& word, std::uint32_t old, std::atomic<std::uint32_t>& sleepers,
                              const wait_settings& ws) noexcept {
     if (word.load(std::memory_order_acquire) != old) [[likely]]
-        return;
-    wait_while_equal_slow(word, old, sleepers, ws);
+        return false;
+    return wait_while_equal_slow(word, old, sleepers, ws);
 }
 
 /// Wakes sleepers of `word`; call after a seq_cst store or RMW to it.
