@@ -268,7 +268,7 @@ constexpr std::array settings_table{
                  "How idle workers wait: active spins, passive sleeps at once, hybrid spins "
                  "2 us, then spins yielding the CPU for ALOE_SPIN_US, then sleeps.",
                  setting_source::aloe_environment, parse_wait_policy, print_wait_policy},
-    setting_spec{"ALOE_SPIN_US", "W105", "integer", "100", "0..1000000",
+    setting_spec{"ALOE_SPIN_US", "W105", "integer", "1000", "0..1000000",
                  "Yielding spin phase of the hybrid wait policy, in microseconds.",
                  setting_source::aloe_environment, parse_spin_us, print_spin_us},
     setting_spec{"ALOE_SCHEDULE", "W106", "schedule", "(none): static",

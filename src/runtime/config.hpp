@@ -34,7 +34,7 @@ struct config {
     wait_policy_kind wait_policy = wait_policy_kind::hybrid;
     /// Spin phase of the hybrid policy, microseconds. The default is a guess of the order
     /// of the gaps between the loops of one timestep; bench/micro should tune it.
-    std::int64_t spin_us = 100;
+    std::int64_t spin_us = 1000;
     std::string schedule;      ///< ALOE_SCHEDULE as given; empty means "none set"
     std::string stats_file;    ///< ALOE_STATS: write per-site statistics as JSON here at exit
     std::string verbose;       ///< ALOE_VERBOSE: report categories shown at info level

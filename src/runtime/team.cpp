@@ -89,10 +89,10 @@ void worker_team::run(job_fn job, void* ctx) noexcept {
 void worker_team::worker_main(int worker) {
     std::uint32_t seen = 0;
     for (;;) {
-        const bool slept = wait_while_equal(fork_gen_, seen, fork_sleepers_, wait_);
+        wait_while_equal(fork_gen_, seen, fork_sleepers_, wait_);
         seen = fork_gen_.load(std::memory_order_acquire);
         if (quit_) return;
-        if (slept && repair_placement_ && sched_getcpu() == holder_cpu_.load(std::memory_order_relaxed)) [[unlikely]]
+        if (repair_placement_ && sched_getcpu() == holder_cpu_.load(std::memory_order_relaxed)) [[unlikely]]
             step_off_holder_cpu();
         {
             job_marker mark;

@@ -13,14 +13,14 @@
 // loop started from inside a body runs serially instead of deadlocking.
 //
 // Placement repair (unbound teams with no more threads than cores): Linux tends to wake a
-// futex sleeper on the waker's CPU, so after a pause a worker and the holder often end up
-// sharing one CPU, loop after loop, while the other CPU idles (seen on the 2-core VM in about
-// 70% of loops after a pause; bench/results/overhead-20261121-spin100). The holder records
-// its CPU at each fork (a read of glibc's rseq area); a worker woken from its futex that finds
-// itself on that CPU steps off it by excluding the CPU from its affinity for one call and
-// restoring the original mask (counter `team.cpu_moves`). Checking at every fork instead
-// moved threads far more often and did not make balanced loops faster (tried; see the
-// closing note of issue 2). Workers sharing a CPU with each other are left to the kernel.
+// thread on the waker's CPU, so after a pause a worker and the holder often end up sharing
+// one CPU, loop after loop, while the other CPU idles (seen on the 2-core VM in about 70% of
+// loops after a pause; bench/results/overhead-20261121-spin100). The holder records its CPU
+// at each fork (glibc reads it from its rseq area: a load, no syscall); a worker that starts
+// a job on that CPU steps off it by excluding the CPU from its affinity for one call and
+// restoring the original mask (counter `team.cpu_moves`). Checking only after a futex
+// wake-up was tried and left pairs that met mid-batch together (balanced loops 1.3x
+// libgomp). Workers sharing a CPU with each other are left to the kernel.
 #pragma once
 
 #include "runtime/arena.hpp"

@@ -17,7 +17,9 @@ constexpr int pauses_per_round = 64;
 // (bench/results/overhead-20261121, unbound): with a 100 µs pure spin, 73% of loops after a
 // sleep cost about 2 × 100 µs. Past this, the waiter yields each round, so a thread sharing
 // its CPU runs at once, while a waiter alone on its CPU still sees a fork within one
-// sched_yield (well under a microsecond).
+// sched_yield (well under a microsecond). The yielding phase lasts ALOE_SPIN_US (1 ms by
+// default): shorter windows let waiters fall asleep between back-to-back loops, and each
+// wake-up (about 0.5 ms on the VM) then delays the next loop (see src/runtime/README.md).
 constexpr std::int64_t pure_spin_us = 2;
 
 ticks us_to_ticks(std::int64_t us) {

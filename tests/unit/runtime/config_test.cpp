@@ -72,7 +72,7 @@ TEST(RuntimeConfig, EmptyEnvironmentGivesDefaultsWithoutWarnings) {
     EXPECT_EQ(cfg.omp_num_threads, 0);
     EXPECT_EQ(cfg.proc_bind, defaults.proc_bind);
     EXPECT_EQ(cfg.wait_policy, wait_policy_kind::hybrid);
-    EXPECT_EQ(cfg.spin_us, 100);
+    EXPECT_EQ(cfg.spin_us, 1000);
     EXPECT_EQ(cfg.spin_us, defaults.spin_us);
     EXPECT_TRUE(cfg.schedule.empty());
     EXPECT_TRUE(cfg.stats_file.empty());
@@ -205,8 +205,8 @@ TEST(RuntimeConfig, SpinMicrosecondsInRange) {
     EXPECT_EQ(load({{"ALOE_SPIN_US", "1000000"}}).spin_us, 1000000);
     EXPECT_TRUE(capture.lines().empty());
     for (const char* bad : {"-1", "1000001", "1e3", "abc", "10us", "99999999999999999999"}) {
-        const config cfg = expect_one_warning("ALOE_SPIN_US", bad, "W105", "100");
-        EXPECT_EQ(cfg.spin_us, 100);
+        const config cfg = expect_one_warning("ALOE_SPIN_US", bad, "W105", "1000");
+        EXPECT_EQ(cfg.spin_us, 1000);
     }
 }
 
@@ -293,7 +293,7 @@ TEST(RuntimeConfig, DescribeSettingsShowsSources) {
     EXPECT_EQ(row(rows, "ALOE_WAIT_POLICY").source, setting_source::aloe_environment);
     EXPECT_EQ(row(rows, "ALOE_WAIT_POLICY").value, "passive");
     EXPECT_EQ(row(rows, "ALOE_SPIN_US").source, setting_source::default_value);  // rejected
-    EXPECT_EQ(row(rows, "ALOE_SPIN_US").value, "100");
+    EXPECT_EQ(row(rows, "ALOE_SPIN_US").value, "1000");
     EXPECT_EQ(row(rows, "ALOE_VERBOSE").source, setting_source::aloe_environment);
     EXPECT_EQ(row(rows, "ALOE_PROC_BIND").source, setting_source::default_value);
 
