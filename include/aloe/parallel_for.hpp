@@ -83,12 +83,17 @@ struct body_adapter {
         auto& self = *static_cast<body_adapter*>(ctx);
         if constexpr (is_index_body<Body>) {
             (void)thread;
+            // Locals, not self.*: the body may write memory the compiler cannot prove apart
+            // from the adapter, which would reload first and step every iteration.
+            Body& body = self.body;
+            const auto first = static_cast<std::uint64_t>(self.space.first);
+            const auto step = static_cast<std::uint64_t>(self.space.step);
             std::uint64_t i = lo;
             while (i < hi) {
                 // The try block costs nothing until something throws; after a throw the
                 // rest of the chunk still runs, so every iteration runs exactly once.
                 try {
-                    for (; i < hi; ++i) self.body(self.space.index(i));
+                    for (; i < hi; ++i) body(static_cast<std::int64_t>(first + i * step));
                 } catch (...) {
                     self.slot.capture();
                     ++i;

@@ -23,6 +23,11 @@ static_assert(loop_schedule<static_blocks> && loop_schedule<static_cyclic> && lo
               loop_schedule<staggered_queues<queue_claim::mutex>> && loop_schedule<weighted_split> &&
               loop_schedule<tasklet_queue>);
 
+/// True for the schedules whose setup reads the site's history (and so needs its mutex).
+inline bool reads_history(const schedule& s) noexcept {
+    return s.kind() == schedule_kind::weighted || s.kind() == schedule_kind::tasklets;
+}
+
 /// Builds the state of `setup.spec`'s schedule into `out` (setup.count > 0).
 void make_schedule(any_schedule& out, const loop_setup& setup);
 

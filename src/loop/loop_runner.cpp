@@ -119,9 +119,11 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
     scratch.reset();
     const std::span<worker_record> records = scratch.make<worker_record>(static_cast<std::size_t>(p));
     any_schedule sched;
-    {
+    if (reads_history(s)) {
         std::lock_guard lock(st.mutex);
         make_schedule(sched, loop_setup{n, p, s, st.history, scratch});
+    } else {
+        make_schedule(sched, loop_setup{n, p, s, st.history, scratch});  // history untouched
     }
     loop_job job{&sched, records.data(), fn, ctx};
     const runtime::ticks t0 = runtime::now_ticks();
