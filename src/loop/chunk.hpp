@@ -38,7 +38,6 @@ struct alignas(runtime::cache_line) worker_record {
     std::uint64_t dynamic_iterations = 0;
     std::uint64_t chunks = 0;
     std::uint64_t steals = 0;
-    bool ran = false;
 };
 
 }  // namespace aloe::loop

@@ -80,7 +80,6 @@ bool step_schedule(handle_state& h, int tid, chunk& c) noexcept {
                 return true;
             }
             rec.end = runtime::now_ticks();
-            rec.ran = true;
             w.at = stage::done;
             h.finish_thread();
             return false;

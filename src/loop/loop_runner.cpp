@@ -52,7 +52,6 @@ void run_worker(S& s, int id, worker_record& rec, detail::chunk_fn fn, void* ctx
     rec.dynamic_iterations = dynamic_iterations;
     rec.chunks = chunks;
     rec.steals = steals;
-    rec.ran = true;
 }
 
 void job_entry(void* p, int worker) noexcept {
@@ -81,12 +80,10 @@ void arrange_stats_at_exit() {
 }
 
 void run_serial(site_state& st, std::uint64_t n, const schedule& s, detail::chunk_fn fn, void* ctx) {
-    const runtime::ticks t0 = runtime::now_ticks();
     fn(ctx, 0, n, 0);
-    const runtime::ticks t1 = runtime::now_ticks();
     {
         std::lock_guard lock(st.mutex);
-        st.stats.add_serial(n, t1 - t0, s);
+        st.stats.add_serial(n, s);
     }
     count_serial_loop(n);
 }

@@ -83,8 +83,7 @@ void site_accumulator::add_parallel(std::span<const worker_record> records, runt
     total_t_ += last_t_;
 }
 
-void site_accumulator::add_serial(std::uint64_t iterations, runtime::ticks elapsed, const schedule& used) {
-    (void)elapsed;  // serial runs are not parallel time; they are counted, not timed
+void site_accumulator::add_serial(std::uint64_t iterations, const schedule& used) {
     last_schedule_ = used;
     ++serial_invocations_;
     iterations_ += iterations;

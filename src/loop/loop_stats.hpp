@@ -28,8 +28,8 @@ public:
     /// One parallel run: `records` of every worker, fork at `t0`, join done at `t1`.
     void add_parallel(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1,
                       const schedule& used);
-    /// One run done serially on the calling thread.
-    void add_serial(std::uint64_t iterations, runtime::ticks elapsed, const schedule& used);
+    /// One run done serially on the calling thread (counted, not timed: it is not parallel time).
+    void add_serial(std::uint64_t iterations, const schedule& used);
 
     site_stats snapshot(const std::string& name) const;
     void clear() { *this = site_accumulator{}; }

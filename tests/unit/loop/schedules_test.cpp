@@ -253,8 +253,8 @@ TEST(LoopSchedules, WeightedGivesTheSlowWorkerLessStaticWork) {
     site_history h;
     built first("weighted,fs=1", 1000, 2);
     std::vector<worker_record> rec(2);
-    rec[0] = {0, 1000, 1000, 500, 0, 0, 0, true};
-    rec[1] = {0, 2000, 2000, 500, 0, 0, 0, true};
+    rec[0] = {0, 1000, 1000, 500, 0, 0, 0};
+    rec[1] = {0, 2000, 2000, 500, 0, 0, 0};
     for (int run = 0; run < 10; ++run) commit_schedule(first.state, rec, h);
     ASSERT_EQ(h.weights.size(), 2u);
     EXPECT_NEAR(h.weights[0] / h.weights[1], 2.0, 0.01);
@@ -276,8 +276,8 @@ TEST(LoopSchedules, WeightedSharesSumExactly) {
 TEST(LoopSchedules, WeightsAreClampedAndIgnoreEmptyRuns) {
     std::vector<double> w = {1.0, 1.0};
     std::vector<worker_record> rec(2);
-    rec[0] = {0, 1, 1, 1000, 0, 0, 0, true};
-    rec[1] = {0, 1000000, 1000000, 1, 0, 0, 0, true};
+    rec[0] = {0, 1, 1, 1000, 0, 0, 0};
+    rec[1] = {0, 1000000, 1000000, 1, 0, 0, 0};
     for (int i = 0; i < 50; ++i) weighted_split::update_weights(w, rec);
     EXPECT_LE(w[0], 8.0);
     EXPECT_GE(w[1], 1.0 / 8.0);
