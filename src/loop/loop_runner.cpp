@@ -116,11 +116,11 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
     scratch.reset();
     const std::span<worker_record> records = scratch.make<worker_record>(static_cast<std::size_t>(p));
     any_schedule sched;
-    if (reads_history(s)) {
-        std::lock_guard lock(st.mutex);
+    {
+        // Only schedules that read the site's history need its mutex here.
+        std::unique_lock lock(st.mutex, std::defer_lock);
+        if (reads_history(s)) lock.lock();
         make_schedule(sched, loop_setup{n, p, s, st.history, scratch});
-    } else {
-        make_schedule(sched, loop_setup{n, p, s, st.history, scratch});  // history untouched
     }
     loop_job job{&sched, records.data(), fn, ctx};
     const runtime::ticks t0 = runtime::now_ticks();

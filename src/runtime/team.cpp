@@ -92,8 +92,11 @@ void worker_team::worker_main(int worker) {
         wait_while_equal(fork_gen_, seen, fork_sleepers_, wait_);
         seen = fork_gen_.load(std::memory_order_acquire);
         if (quit_) return;
-        if (repair_placement_ && sched_getcpu() == holder_cpu_.load(std::memory_order_relaxed)) [[unlikely]]
-            step_off_holder_cpu();
+        if (repair_placement_) {
+            const int here = sched_getcpu();
+            if (here >= 0 && here == holder_cpu_.load(std::memory_order_relaxed)) [[unlikely]]
+                step_off(here);
+        }
         {
             job_marker mark;
             job_(ctx_, worker);
@@ -103,9 +106,7 @@ void worker_team::worker_main(int worker) {
     }
 }
 
-void worker_team::step_off_holder_cpu() noexcept {
-    const int here = sched_getcpu();
-    if (here < 0) return;
+void worker_team::step_off(int here) noexcept {
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
     cpu_set_t elsewhere = allowed;

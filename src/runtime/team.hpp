@@ -64,7 +64,7 @@ public:
 
 private:
     void worker_main(int worker);
-    void step_off_holder_cpu() noexcept;
+    void step_off(int cpu) noexcept;  // move this thread off `cpu` (placement repair)
     void stop_workers() noexcept;
 
     const int size_;

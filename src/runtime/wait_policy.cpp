@@ -14,7 +14,7 @@ constexpr int pauses_per_round = 64;
 // The pure spin (pause only) is kept short: when the OS has put the waiter on the CPU of
 // the thread it waits for (Linux's wake-affine placement does this after a futex wake-up),
 // every microsecond of pure spin delays that thread by as much. Measured on the 2-core VM
-// (bench/results/overhead-20261121, unbound): with a 100 µs pure spin, 73% of loops after a
+// (bench/results/overhead-20261121-spin100, unbound): with a 100 µs pure spin, 73% of loops after a
 // sleep cost about 2 × 100 µs. Past this, the waiter yields each round, so a thread sharing
 // its CPU runs at once, while a waiter alone on its CPU still sees a fork within one
 // sched_yield (well under a microsecond). The yielding phase lasts ALOE_SPIN_US (1 ms by
@@ -42,7 +42,7 @@ wait_settings wait_settings::from_config(const config& cfg, int threads, int cor
     return ws;
 }
 
-bool wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old, std::atomic<std::uint32_t>& sleepers,
+void wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old, std::atomic<std::uint32_t>& sleepers,
                            const wait_settings& ws) noexcept {
     if (ws.kind != wait_policy_kind::passive) {
         // Spin phase.
@@ -50,7 +50,7 @@ bool wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old, 
         for (;;) {
             for (int i = 0; i < pauses_per_round; ++i) {
                 cpu_relax();
-                if (changed(word, old)) return false;
+                if (changed(word, old)) return;
             }
             if (ws.kind == wait_policy_kind::active) {
                 if (ws.oversubscribed) sched_yield();
@@ -62,14 +62,13 @@ bool wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old, 
         const ticks yield_end = now_ticks() + ws.yield_ticks;
         do {
             sched_yield();
-            if (changed(word, old)) return false;
+            if (changed(word, old)) return;
         } while (now_ticks() < yield_end);
     }
     // Sleep phase.
     sleepers.fetch_add(1, std::memory_order_seq_cst);
     while (word.load(std::memory_order_seq_cst) == old) futex_wait(word, old);
     sleepers.fetch_sub(1, std::memory_order_relaxed);
-    return true;
 }
 
 }  // namespace aloe::runtime

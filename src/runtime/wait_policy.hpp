@@ -33,17 +33,15 @@ struct wait_settings {
     static wait_settings from_config(const config& cfg, int threads, int cores);
 };
 
-/// Returns true when the wait ended in the sleep phase (the thread was woken by the kernel).
-[[gnu::noinline]] bool wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old,
+[[gnu::noinline]] void wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old,
                                              std::atomic<std::uint32_t>& sleepers, const wait_settings& ws) noexcept;
 
-/// Returns once `word` no longer holds `old` (acquire: the waker's earlier writes are visible);
-/// true when the thread slept on the futex on the way.
-inline bool wait_while_equal(std::atomic<std::uint32_t>& word, std::uint32_t old, std::atomic<std::uint32_t>& sleepers,
+/// Returns once `word` no longer holds `old` (acquire: the waker's earlier writes are visible).
+inline void wait_while_equal(std::atomic<std::uint32_t>& word, std::uint32_t old, std::atomic<std::uint32_t>& sleepers,
                              const wait_settings& ws) noexcept {
     if (word.load(std::memory_order_acquire) != old) [[likely]]
-        return false;
-    return wait_while_equal_slow(word, old, sleepers, ws);
+        return;
+    wait_while_equal_slow(word, old, sleepers, ws);
 }
 
 /// Wakes sleepers of `word`; call after a seq_cst store or RMW to it.
