@@ -4,6 +4,7 @@
 #   <libdir>/cmake/aloe/aloeConfig*.cmake        find_package(aloe) -> aloe::aloe, aloe::aloe_static
 #   <libdir>/pkgconfig/aloe.pc                   pkg-config --cflags --libs aloe
 #   <bindir>/aloe                                the CLI (tools/aloe), when that target exists
+#   <libexecdir>/aloe/apps, <datadir>/aloe/       the benchmark workloads, harness and matrices
 # Included at the end of the top-level CMakeLists.txt, after every target is defined.
 include(CMakePackageConfigHelpers)
 
@@ -65,3 +66,13 @@ if(TARGET aloe_cli)
   set_target_properties(aloe_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
   install(TARGETS aloe_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+
+# The benchmark harness: workloads under <libexecdir>/aloe/apps (installed by
+# apps/CMakeLists.txt), the Python driver and the matrices under <datadir>/aloe, where
+# `aloe bench` looks for them relative to its own binary.
+install(DIRECTORY bench/harness/aloe_harness
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/aloe/harness
+        FILES_MATCHING PATTERN "*.py")
+install(DIRECTORY bench/matrices
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/aloe
+        FILES_MATCHING PATTERN "*.toml")

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# The demo `make demo` runs after `aloe info`: one imbalanced, noisy timestepped loop under
-# each schedule, then the FORALL (OpenMP loop handle) example. Builds must exist
-# (make build); the results go to the terminal.
+# The demo `make demo` runs after `aloe info`: aloe against GNU libgomp, LLVM libomp and oneTBB
+# on three workloads, quiet and with injected noise, interleaved (bench/matrices/demo.toml;
+# a few minutes on 2 cores). Prints the summary table and says where the plots and the HTML
+# report are. Builds must exist (make build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=build/release/examples
-echo "== an imbalanced loop with injected noise, each schedule (examples/imbalance.cpp) =="
-"$bin/aloe_example_imbalance" "$@"
+out=build/demo-results
+rm -rf "$out"
+echo "== aloe vs libgomp, libomp and oneTBB: bench/matrices/demo.toml =="
+build/release/tools/aloe/aloe bench --matrix bench/matrices/demo.toml --out "$out" "$@"
 echo
-echo "== an OpenMP region adopting an aloe schedule (examples/forall.c) =="
-"$bin/aloe_example_forall" "staggered,fs=0.8,chunk=64"
-"$bin/aloe_example_forall" "tasklets,n=32,fs=0.5,skew=4"
+cat "$out/summary.md"
 echo
-echo "Per-loop statistics: run any program with ALOE_STATS=stats.json; see docs/schedules.md."
+echo "Plots:  $out/plots/*.png"
+echo "Report: $out/report.html (open it in a browser; 'aloe report $out' rebuilds it)"
+echo "More:   make bench (overheads), aloe bench --matrix bench/matrices/full.toml, examples/ (API)"

@@ -1,6 +1,7 @@
 #include "loop/loop_stats.hpp"
 
 #include "runtime/counters.hpp"
+#include "runtime/json_text.hpp"
 
 #include <aloe/version.hpp>
 
@@ -133,26 +134,7 @@ void count_serial_loop(std::uint64_t iterations) {
 
 namespace {
 
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        switch (ch) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(ch) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
-                    out += buf;
-                } else {
-                    out += ch;
-                }
-        }
-    }
-    return out + "\"";
-}
+std::string json_string(const std::string& s) { return runtime::json_quote(s); }
 
 void write_threads(std::ostringstream& o, const std::vector<thread_loop_stats>& threads) {
     o << "[";

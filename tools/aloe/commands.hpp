@@ -21,4 +21,12 @@ int usage_error(std::string_view message, std::string_view help_topic = {});
 /// started, capabilities and effective settings.
 int info_command(arguments args);
 
+/// `aloe noise [--quick] [--seconds S] [--quantum-us Q] [--method fwq|ftq|both] [--json]`:
+/// the machine's own noise, FWQ and FTQ, every allowed CPU.
+int noise_command(arguments args);
+
+/// `aloe bench ...` and `aloe report DIR`: the benchmark harness (Python, bench/harness).
+int bench_command(arguments args);
+int report_command(arguments args);
+
 }  // namespace aloe::cli

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 
 #include "runtime/config.hpp"
+#include "runtime/json_text.hpp"
 #include "runtime/machine_caps.hpp"
 #include "runtime/topology.hpp"
 
@@ -103,27 +104,7 @@ void print_text(const info_report& r, std::ostream& out) {
     out << "\nsettings\n" << rt::format_settings(r.cfg);
 }
 
-std::string quote(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
-}
+std::string quote(std::string_view s) { return rt::json_quote(s); }
 
 const char* boolean(bool b) { return b ? "true" : "false"; }
 

@@ -21,10 +21,12 @@ struct subcommand {
     int (*run)(arguments args);
 };
 
-// Later subcommands (bench, run, report, noise, …) are one row each.
 constexpr subcommand subcommands[] = {
     {"info", "show version, topology, the team aloe would start, capabilities and settings",
      info_command},
+    {"noise", "measure this machine's own noise (fixed-work and fixed-time quanta)", noise_command},
+    {"bench", "run workloads on aloe and its peers, interleaved; CSV, Markdown, plots", bench_command},
+    {"report", "turn a results folder into one HTML page with plots and tables", report_command},
 };
 
 void print_usage(std::ostream& out) {

@@ -1,0 +1,271 @@
+// The workloads' common driver: one binary runs the same loops on aloe, OpenMP (GNU libgomp,
+// or LLVM libomp loaded in its place), oneTBB or serially, with the same threads and pinning,
+// times each timestep, injects seeded noise, checks the result and prints one JSON record.
+//
+// A workload is a main() like this (apps/synthetic/synthetic.cpp is the smallest):
+//
+//   int main(int argc, char** argv) {
+//       return aloe_apps::run_workload("jacobi3d", argc, argv, [](aloe_apps::harness& h) {
+//           const auto n = h.flags().integer("--n", 128, "grid points per side");
+//           h.start();                           // after the workload's own flags
+//           grid g(n); ...
+//           h.run_steps([&](int step) {
+//               h.parallel_for("jacobi3d/planes", n - 2, [&](std::int64_t k) { sweep(k + 1); });
+//           });
+//           h.checksum(g.sum());                  // bitwise-compared with the serial run
+//           h.check(residual < 1e-12, "residual against the serial sweep", residual, 0);
+//       });
+//   }
+//
+// Common flags (see `--help` of any workload):
+//   --runtime aloe|libgomp|libomp|tbb|serial   --schedule S   --threads N   --bind close|none
+//   --steps K  --warmup W  --noise-p P  --noise-us D  --noise-core random|C  --noise-seed S
+//   --background CPU:DUTY[:PERIOD_US]  --timeline  --json FILE|-  --check full|quick
+//   --corrupt-result (tests: the check must then fail)
+// Exit status: 0 ok, 1 runtime failure, 2 bad command line, 3 the result check failed.
+#pragma once
+
+#include "args.hpp"
+#include "background_load.hpp"
+#include "noise_injector.hpp"
+
+#include <aloe/aloe.hpp>
+
+#include <omp.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aloe_apps {
+
+enum class runtime_kind { aloe, libgomp, libomp, tbb, serial };
+
+/// An OpenMP schedule the workloads can select at run time (each is its own pragma).
+enum class omp_kind { static_block, static_chunk, dynamic, guided, nonmonotonic_dynamic };
+/// A oneTBB partitioner.
+enum class tbb_kind { simple, auto_part, affinity, static_part };
+
+/// The schedule a run uses, parsed once from --schedule for the selected runtime.
+struct run_schedule {
+    std::string text;                 // as given, canonical for aloe
+    std::optional<aloe::schedule> aloe_schedule;
+    omp_kind omp = omp_kind::static_block;
+    tbb_kind tbb = tbb_kind::auto_part;
+    std::int64_t chunk = 1;           // OpenMP chunk, TBB grain size
+};
+
+/// Parses `text` for `runtime`; throws usage_error naming what is wrong. Accepted:
+/// aloe: any aloe schedule string; libgomp/libomp: static, static,C, dynamic[,C], guided[,C],
+/// nonmonotonic:dynamic[,C]; tbb: simple[,GRAIN], auto[,GRAIN], affinity[,GRAIN], static;
+/// serial: serial (or empty).
+run_schedule parse_run_schedule(runtime_kind runtime, std::string_view text);
+std::string_view to_string(runtime_kind r) noexcept;
+
+class harness {
+public:
+    harness(std::string_view workload, args& flags);
+    ~harness();
+    harness(const harness&) = delete;
+    harness& operator=(const harness&) = delete;
+
+    /// The workload reads its own flags from here before start().
+    args& flags() noexcept { return flags_; }
+
+    /// The workload's own defaults for --steps and --warmup (else 20 and 2); before start().
+    void default_steps(int steps, int warmup) noexcept { default_steps_ = steps; default_warmup_ = warmup; }
+
+    /// Ends flag parsing (unknown flags are an error; --help prints and exits 0), then starts
+    /// the runtime's threads, the pinning and the noise. Call once, before any loop.
+    void start();
+
+    bool started() const noexcept { return started_; }
+    int threads() const noexcept { return threads_; }
+    runtime_kind runtime() const noexcept { return runtime_; }
+    const run_schedule& schedule() const noexcept { return schedule_; }
+    int steps() const noexcept { return steps_; }
+    int warmup() const noexcept { return warmup_; }
+    bool full_check() const noexcept { return full_check_; }
+    /// --corrupt-result (tests only): the workload must spoil one value of its result before
+    /// checking it, so the test sees the check fail and the run exit 3.
+    bool corrupt_result() const noexcept { return corrupt_; }
+
+    /// A workload parameter, recorded in the JSON record under "params".
+    void param(std::string_view key, double value);
+    void param(std::string_view key, std::string_view value);
+
+    /// Runs body(i) for i in [0, n) on the selected runtime; `site` is a string literal that
+    /// names the loop (aloe's loop site, oneTBB's affinity state).
+    template <class Body>
+    void parallel_for(const char* site, std::int64_t n, Body&& body);
+
+    /// Runs warmup() untimed-for-results steps, then steps() timed ones: step(s) with s
+    /// counting from 0 over all of them. Noise is injected in the timed steps only.
+    void run_steps(const std::function<void(int)>& step);
+
+    /// The result's checksum: the driver compares its bits with the serial run's.
+    void checksum(double value);
+    /// A self-check: `ok` false makes the run fail (exit 3) and is printed loudly.
+    void check(bool ok, std::string_view what, double value, double reference);
+
+    /// Writes the JSON record; returns the exit status (0, or 3 when a check failed).
+    int finish();
+
+private:
+    struct site_state {
+        const char* name;
+        std::optional<aloe::loop_site> aloe_site;
+        std::unique_ptr<tbb::affinity_partitioner> affinity;
+    };
+    site_state& site(const char* name);
+    void loop_started();
+    void loop_finished(site_state& s);
+    std::int64_t& finish_stamp(int thread) noexcept { return finish_ns_[static_cast<std::size_t>(thread) * 8]; }
+    static std::int64_t now_ns() noexcept;
+
+    template <class Body> void omp_for(std::int64_t n, Body& body);
+    template <class Body> void tbb_for(site_state& s, std::int64_t n, Body& body);
+
+    std::string workload_;
+    args& flags_;
+    runtime_kind runtime_ = runtime_kind::aloe;
+    run_schedule schedule_;
+    int threads_ = 1;
+    int steps_ = 0;
+    int warmup_ = 0;
+    int default_steps_ = 20;
+    int default_warmup_ = 2;
+    bool full_check_ = false;
+    bool timeline_ = false;
+    bool corrupt_ = false;
+    bool started_ = false;
+    std::string json_path_;
+    std::string bind_;
+    std::string openmp_library_;
+    std::string noise_core_text_;
+    noise_options noise_opts_;
+    std::optional<background_options> background_opts_;
+    std::vector<int> cpus_;  // CPU of thread i (pinned runs)
+
+    std::unique_ptr<aloe::team> team_;
+    std::unique_ptr<tbb::global_control> tbb_limit_;
+    std::unique_ptr<tbb::task_arena> arena_;
+    std::unique_ptr<tbb::task_scheduler_observer> pinner_;
+    std::unique_ptr<noise_injector> noise_;
+    std::unique_ptr<background_load> background_;
+    std::vector<site_state> sites_;
+
+    // Records, written by finish().
+    std::vector<std::pair<std::string, std::string>> params_;  // key, JSON value
+    std::vector<double> step_s_;
+    double total_s_ = 0;
+    std::optional<double> checksum_;
+    struct check_record { bool ok; std::string what; double value; double reference; };
+    std::vector<check_record> checks_;
+
+    // Timeline (--timeline): per loop, start/end and each thread's finish, relative to the
+    // run's first timed step.
+    struct loop_record { int step; double start_s; double end_s; std::vector<double> busy_s; };
+    std::vector<loop_record> timeline_loops_;
+    std::vector<std::int64_t> finish_ns_;  // padded: thread i at [8 i]
+    std::int64_t loop_start_ns_ = 0;
+    std::int64_t run_start_ns_ = 0;
+    int current_step_ = -1;
+};
+
+/// Parses the common flags, calls `workload(h)`, writes the record; turns usage errors into
+/// exit 2 and any other exception into exit 1 with the message on stderr.
+int run_workload(std::string_view name, int argc, char** argv, const std::function<void(harness&)>& workload);
+
+// ---------------------------------------------------------------------------------------
+// Dispatch. Each runtime gets the loop the way its users write it: aloe::parallel_for with a
+// schedule value, `#pragma omp parallel for schedule(...)`, tbb::parallel_for with a
+// partitioner. Timeline runs add one clock read per thread per loop (OpenMP, oneTBB: per
+// chunk) and aloe's are read from its statistics, so timed runs carry no instrumentation.
+
+template <class Body>
+void harness::omp_for(std::int64_t n, Body& body) {
+    [[maybe_unused]] const std::int64_t c = schedule_.chunk;
+    // _Pragma takes one string literal, so each schedule spells both forms in full.
+#define ALOE_APPS_OMP_LOOP(COMBINED, WORKSHARE)                                \
+    if (timeline_) {                                                           \
+        _Pragma("omp parallel") {                                              \
+            _Pragma(WORKSHARE) for (std::int64_t i = 0; i < n; ++i) body(i);   \
+            finish_stamp(omp_get_thread_num()) = now_ns();                     \
+        }                                                                      \
+    } else {                                                                   \
+        _Pragma(COMBINED) for (std::int64_t i = 0; i < n; ++i) body(i);        \
+    }
+    switch (schedule_.omp) {
+    case omp_kind::static_block:
+        ALOE_APPS_OMP_LOOP("omp parallel for schedule(static)", "omp for schedule(static) nowait")
+        break;
+    case omp_kind::static_chunk:
+        ALOE_APPS_OMP_LOOP("omp parallel for schedule(static, c)", "omp for schedule(static, c) nowait")
+        break;
+    case omp_kind::dynamic:
+        ALOE_APPS_OMP_LOOP("omp parallel for schedule(dynamic, c)", "omp for schedule(dynamic, c) nowait")
+        break;
+    case omp_kind::guided:
+        ALOE_APPS_OMP_LOOP("omp parallel for schedule(guided, c)", "omp for schedule(guided, c) nowait")
+        break;
+    case omp_kind::nonmonotonic_dynamic:
+        ALOE_APPS_OMP_LOOP("omp parallel for schedule(nonmonotonic: dynamic, c)",
+                           "omp for schedule(nonmonotonic: dynamic, c) nowait")
+        break;
+    }
+#undef ALOE_APPS_OMP_LOOP
+}
+
+template <class Body>
+void harness::tbb_for(site_state& s, std::int64_t n, Body& body) {
+    const std::int64_t grain = schedule_.chunk;
+    arena_->execute([&] {
+        auto chunk = [&](const tbb::blocked_range<std::int64_t>& r) {
+            for (std::int64_t i = r.begin(); i != r.end(); ++i) body(i);
+            if (timeline_) finish_stamp(tbb::this_task_arena::current_thread_index()) = now_ns();
+        };
+        const tbb::blocked_range<std::int64_t> range(0, n, static_cast<std::size_t>(grain));
+        switch (schedule_.tbb) {
+        case tbb_kind::simple: tbb::parallel_for(range, chunk, tbb::simple_partitioner()); break;
+        case tbb_kind::auto_part: tbb::parallel_for(range, chunk, tbb::auto_partitioner()); break;
+        case tbb_kind::affinity: tbb::parallel_for(range, chunk, *s.affinity); break;
+        case tbb_kind::static_part: tbb::parallel_for(range, chunk, tbb::static_partitioner()); break;
+        }
+    });
+}
+
+template <class Body>
+void harness::parallel_for(const char* site_name, std::int64_t n, Body&& body) {
+    site_state& s = site(site_name);
+    loop_started();
+    switch (runtime_) {
+    case runtime_kind::aloe:
+        aloe::parallel_for(*team_, 0, n, *schedule_.aloe_schedule, body, *s.aloe_site);
+        break;
+    case runtime_kind::libgomp:
+    case runtime_kind::libomp:
+        omp_for(n, body);
+        break;
+    case runtime_kind::tbb:
+        tbb_for(s, n, body);
+        break;
+    case runtime_kind::serial:
+        for (std::int64_t i = 0; i < n; ++i) body(i);
+        if (timeline_) finish_stamp(0) = now_ns();
+        break;
+    }
+    loop_finished(s);
+}
+
+}  // namespace aloe_apps

@@ -1,0 +1,197 @@
+"""Command line: `python -m aloe_harness bench …` and `python -m aloe_harness report DIR`.
+
+Exit status: 0 every run passed; 1 a run failed or a config was skipped (all else was still
+run and written); 2 a bad command line or matrix (nothing was run); 130 interrupted (what was
+gathered is written).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+from pathlib import Path
+
+from . import matrix as mx
+from . import plots, provenance, report, summary, sweep
+from .runner import Runner
+
+REPO = provenance.REPO_ROOT
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="aloe_harness", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("bench", help="run a benchmark matrix into a results folder",
+                       description="Runs a matrix of workloads × runs × noise regimes × "
+                       "threads, interleaved, and writes a results folder.")
+    b.add_argument("--matrix", default="demo",
+                   help="TOML matrix file, or the name of one in bench/matrices/ (demo, full; "
+                   "default: demo)")
+    b.add_argument("--workloads", nargs="+", metavar="W",
+                   help="workloads to run instead of the matrix's (names, or a comma list)")
+    b.add_argument("--runs", nargs="+", metavar="RUNTIME:SCHEDULE",
+                   help="runs instead of the matrix's, e.g. libgomp:guided "
+                   "aloe:hybrid,fs=0.8 (also ';'-separated, or comma-joined)")
+    b.add_argument("--noise", nargs="+", metavar="REGIME",
+                   help="noise regimes instead of the matrix's: none, "
+                   "inject:p=P,frac=F|us=D[,core=C][,seed=S], "
+                   "background:cpu=C,duty=D[,period_us=P]")
+    b.add_argument("--threads", metavar="T[,T…]", help="thread counts, e.g. 2 or 1,2")
+    b.add_argument("--reps", type=int, metavar="N", help="timed repetitions of every config")
+    b.add_argument("--quick", action="store_true",
+                   help="each workload's quick flags and at most %d reps" % mx.QUICK_REPS)
+    b.add_argument("--apps-dir", default=_in_repo("build/release/apps"),
+                   help="folder of the aloe-app-* programs (default in a source tree: "
+                   "build/release/apps)")
+    b.add_argument("--aloe", default=_in_repo("build/release/tools/aloe/aloe") or "aloe",
+                   help="the aloe tool, for `info` and `noise` (default in a source tree: "
+                   "build/release/tools/aloe/aloe)")
+    b.add_argument("--out", help="results folder (default: bench/results/<kind>-<date-time>)")
+    b.add_argument("--sweep", choices=["fs"], help="sweep aloe's fs for one workload and regime")
+    b.add_argument("--workload", help="the workload of a sweep")
+    b.add_argument("--timelines", action="store_true",
+                   help="after the timed runs, one --timeline run per selected config")
+    b.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True,
+                   help="write plots/*.png (default: yes)")
+    r = sub.add_parser("report", help="write DIR/report.html from a results folder")
+    r.add_argument("dir", help="results folder written by bench")
+    r.add_argument("--plots", action=argparse.BooleanOptionalAction, default=False,
+                   help="(re)make plots/*.png first (default: no)")
+    return p
+
+
+def _in_repo(relative: str) -> str | None:
+    return str(REPO / relative) if REPO else None
+
+
+def _matrix_path(text: str) -> Path:
+    """A path as given, else a name in the matrices folder ("full" -> …/matrices/full.toml)."""
+    path = Path(text)
+    named = provenance.MATRICES_DIR / f"{text}.toml"
+    if path.exists() or not named.exists():
+        return path
+    return named
+
+
+def _matrix(a: argparse.Namespace) -> mx.Matrix:
+    m = mx.load(_matrix_path(a.matrix))
+    threads = None
+    if a.threads is not None:
+        try:
+            threads = [int(t) for t in a.threads.split(",")]
+        except ValueError:
+            raise mx.MatrixError(f"--threads '{a.threads}': expected integers, e.g. 2 or 1,2") \
+                from None
+    workloads = [w for x in a.workloads for w in x.split(",") if w] if a.workloads else None
+    runs = mx.split_runs(a.runs) if a.runs else None
+    noise = mx.split_regimes(a.noise) if a.noise else None
+    if a.sweep:
+        if not a.workload:
+            raise mx.MatrixError("--sweep fs needs --workload W")
+        m = mx.apply_overrides(m, threads=threads, reps=a.reps, quick=a.quick)
+        return sweep.sweep_matrix(m, workload=a.workload, noise=noise, peers=runs)
+    if a.workload:
+        raise mx.MatrixError("--workload is for --sweep; use --workloads")
+    return mx.apply_overrides(m, workloads=workloads, runs=runs, noise=noise, threads=threads,
+                              reps=a.reps, quick=a.quick)
+
+
+def bench(a: argparse.Namespace, argv: list[str]) -> int:
+    try:
+        m = _matrix(a)
+    except mx.MatrixError as e:
+        print(f"aloe_harness: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if a.apps_dir is None:
+        print("aloe_harness: --apps-dir is needed outside a source tree", file=sys.stderr)
+        return EXIT_USAGE
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    kind = f"sweep-fs-{m.workloads[0].name}" if a.sweep else "apps"
+    results = REPO / "bench/results" if REPO else Path.cwd()
+    out = Path(a.out) if a.out else results / f"{kind}-{stamp}"
+    runner = Runner(Path(a.apps_dir), out / "runs.jsonl")
+    missing = runner.missing_apps(m)
+    if missing:
+        print(f"aloe_harness: missing workload program(s): {', '.join(missing)} "
+              "(build them first, or pass --apps-dir)", file=sys.stderr)
+        return EXIT_USAGE
+    if (out / "runs.jsonl").exists():
+        print(f"aloe_harness: {out} already holds results (runs.jsonl); choose another --out",
+              file=sys.stderr)
+        return EXIT_USAGE
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run_and_write(a, argv, m, runner, out)
+    except KeyboardInterrupt:
+        print("\naloe_harness: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run_and_write(a: argparse.Namespace, argv: list[str], m: mx.Matrix, runner: Runner,
+                   out: Path) -> int:
+    provenance.write_command(out, argv)
+    provenance.write_machine(out, a.aloe)
+    print(f"aloe_harness: measuring the machine's noise "
+          f"({provenance.display_path(a.aloe)} noise --quick)", file=sys.stderr)
+    before = provenance.write_noise(out, a.aloe, "before")
+    n = len(m.workloads) * len(m.noise) * len(m.threads) * len(m.runs)
+    print(f"aloe_harness: {n} configs × {m.reps} reps, plus {len(m.workloads)} serial runs "
+          f"and calibrations, into {provenance.display_path(out.resolve())}", file=sys.stderr)
+    outcome = runner.execute(m, timelines=a.timelines)
+    after = provenance.write_noise(out, a.aloe, "after", skip_reason="interrupted before the "
+                                   "runs ended" if outcome.interrupted else None)
+    finish(out, m, outcome.entries, outcome.problems, before, after,
+           is_sweep=bool(a.sweep), make_plots=a.plots)
+    print(f"aloe_harness: {'INTERRUPTED; ' if outcome.interrupted else ''}"
+          f"{len(outcome.entries)} runs, {len(outcome.problems)} problem(s); see "
+          f"{provenance.display_path((out / 'summary.md').resolve())}", file=sys.stderr)
+    if outcome.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if outcome.ok else EXIT_FAILED
+
+
+def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], before, after,
+           *, is_sweep: bool, make_plots: bool) -> None:
+    """Writes results.csv, sweep.csv, problems.txt, summary.md, plots and report.html."""
+    rows = summary.summarize(entries)
+    summary.write_csv(out / "results.csv", rows)
+    srows, extra = None, []
+    if is_sweep:
+        srows = sweep.sweep_rows(rows)
+        sweep.write_csv(out / "sweep.csv", srows)
+        extra = sweep.markdown(srows)
+    if problems:
+        (out / "problems.txt").write_text("\n".join(problems) + "\n")
+    summary.write_markdown(out / "summary.md", rows, description=m.description,
+                           problems=problems, noise_before=before, noise_after=after,
+                           extra=extra)
+    if make_plots:
+        plots.make_all(out, entries, rows, srows)
+    report.write(out)
+    for t in summary.tables(rows):
+        print(f"  {t.title}: {t.verdict}", file=sys.stderr)
+
+
+def report_command(a: argparse.Namespace) -> int:
+    folder = Path(a.dir)
+    if not (folder / "runs.jsonl").exists():
+        print(f"aloe_harness: {folder} has no runs.jsonl: not a results folder", file=sys.stderr)
+        return EXIT_USAGE
+    if a.plots:
+        entries = report.read_entries(folder)
+        rows = summary.summarize(entries)
+        srows = sweep.read_csv(folder / "sweep.csv") if (folder / "sweep.csv").exists() else None
+        plots.make_all(folder, entries, rows, srows)
+    print(report.write(folder))
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    a = _parser().parse_args(argv)
+    return bench(a, argv) if a.command == "bench" else report_command(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

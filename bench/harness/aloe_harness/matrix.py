@@ -1,0 +1,276 @@
+"""The run matrix: which workloads, runs, noise regimes and thread counts, how many times.
+
+A matrix file is TOML (bench/matrices/demo.toml is the small example):
+
+  description = "…"                 # optional, shown in the summary and report
+  reps = 7                          # timed repetitions of every configuration
+  threads = [2]                     # thread counts
+  noise = ["none", "inject:p=0.2,frac=0.2"]        # regimes (regimes.py)
+  runs = ["libgomp:guided", "aloe:hybrid,fs=0.8"]  # runtime:schedule
+  timeline_runs = ["libgomp:static"]  # optional: what --timelines records (default: the
+                                      # best aloe and best peer runs, plus libgomp:static)
+  run_timeout_s = 600                 # optional: one run is killed after this long
+  [workloads.jacobi3d]                # one table per workload, in run order
+  args = "--nx 128 --steps 40"        # its flags (a string split like a shell, or a list)
+  quick = "--steps 10"                # optional: appended with --quick (the last flag wins)
+  [sweep]                             # optional: defaults of `bench --sweep fs` (sweep.py)
+
+A run is "runtime:schedule", split on the FIRST colon only, because schedules hold colons and
+commas ("libomp:nonmonotonic:dynamic,1", "aloe:hybrid,fs=0.8"). Unknown keys and malformed
+entries raise MatrixError naming the entry.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+import tomllib
+from pathlib import Path
+
+from . import regimes
+
+PEER_RUNTIMES = ("libgomp", "libomp", "tbb")
+RUNTIMES = ("aloe",) + PEER_RUNTIMES
+WORKLOADS = ("synthetic", "jacobi3d", "stencil1d", "mandelbrot", "spmv", "barnes-hut")
+# Flags the runner sets itself; a workload's args must not carry them.
+RUNNER_FLAGS = ("--runtime", "--schedule", "--threads", "--json", "--noise-p", "--noise-us",
+                "--noise-core", "--noise-seed", "--background", "--timeline")
+QUICK_REPS = 2  # --quick caps the repetitions here: enough to see that everything runs
+
+_OMP_SCHEDULE = re.compile(r"(static|dynamic|guided|nonmonotonic:dynamic)(,[1-9][0-9]*)?")
+_TBB_SCHEDULE = re.compile(r"(simple|auto|affinity)(,[1-9][0-9]*)?|static")
+_ALOE_SCHEDULE = re.compile(r"[a-z_]+(,[a-z_]+=[^,=\s]+)*")
+_TOP_KEYS = {"description", "reps", "threads", "noise", "runs", "timeline_runs",
+             "run_timeout_s", "workloads", "sweep"}
+_WORKLOAD_KEYS = {"args", "quick"}
+
+
+class MatrixError(ValueError):
+    """A malformed matrix file or override; the message names the entry."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One runtime with one schedule, e.g. libomp + "nonmonotonic:dynamic,1"."""
+    runtime: str
+    schedule: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.runtime}:{self.schedule}"
+
+    @property
+    def is_peer(self) -> bool:
+        return self.runtime in PEER_RUNTIMES
+
+
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    name: str
+    args: tuple[str, ...] = ()
+    quick: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass
+class Matrix:
+    workloads: list[Workload]
+    runs: list[Run]
+    noise: list[regimes.Regime]
+    threads: list[int]
+    reps: int
+    description: str = ""
+    timeline_runs: list[Run] | None = None
+    run_timeout_s: float = 600.0
+    sweep: dict = dataclasses.field(default_factory=dict)
+    source: str = ""
+
+
+def parse_run(text: str) -> Run:
+    """Parses "runtime:schedule" (split on the first colon); raises MatrixError."""
+    runtime, colon, schedule = text.strip().partition(":")
+    if not colon or not schedule:
+        raise MatrixError(f"run '{text}': expected runtime:schedule, e.g. libgomp:guided")
+    if runtime == "serial":
+        raise MatrixError(f"run '{text}': the serial reference run is added automatically")
+    if runtime not in RUNTIMES:
+        raise MatrixError(f"run '{text}': unknown runtime '{runtime}' (expected one of "
+                          f"{', '.join(RUNTIMES)})")
+    pattern = {"aloe": _ALOE_SCHEDULE, "tbb": _TBB_SCHEDULE}.get(runtime, _OMP_SCHEDULE)
+    if not pattern.fullmatch(schedule):
+        raise MatrixError(f"run '{text}': '{schedule}' is not a {runtime} schedule "
+                          "(apps/README.md lists them)")
+    return Run(runtime, schedule)
+
+
+def split_runs(texts: list[str]) -> list[str]:
+    """Splits command-line run lists: words, ';', or a ',' that starts a new runtime:…"""
+    return _split(texts, r",(?=(?:%s):)" % "|".join(RUNTIMES))
+
+
+def split_regimes(texts: list[str]) -> list[str]:
+    """Splits command-line regime lists: words, ';', or a ',' that starts a new regime."""
+    return _split(texts, r",(?=none(?:,|$)|inject:|background:)")
+
+
+def _split(texts: list[str], comma: str) -> list[str]:
+    out = []
+    for text in texts:
+        for part in re.split(r"[;\s]+", text):
+            out += [p for p in re.split(comma, part) if p]
+    return out
+
+
+def load(path: str | Path) -> Matrix:
+    """Reads a matrix file; raises MatrixError naming the file and the entry."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as e:
+        raise MatrixError(f"matrix {path}: cannot read it: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise MatrixError(f"matrix {path}: not valid TOML: {e}") from None
+    try:
+        return from_dict(data, source=str(path))
+    except MatrixError as e:
+        raise MatrixError(f"matrix {path}: {e}") from None
+
+
+def from_dict(data: dict, source: str = "") -> Matrix:
+    """Builds a Matrix from parsed TOML; every entry is checked."""
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise MatrixError(f"unknown key(s) {', '.join(sorted(unknown))} (expected "
+                          f"{', '.join(sorted(_TOP_KEYS))})")
+    for key in ("workloads", "runs", "noise", "threads", "reps"):
+        if key not in data:
+            raise MatrixError(f"missing key '{key}'")
+    table = data["workloads"]
+    if not isinstance(table, dict) or not table:
+        raise MatrixError("'workloads' must hold one [workloads.NAME] table per workload")
+    workloads = [_workload(name, spec) for name, spec in table.items()]
+    timeline = data.get("timeline_runs")
+    timeout = data.get("run_timeout_s", 600)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise MatrixError(f"run_timeout_s = {timeout!r}: expected a positive number")
+    sweep = data.get("sweep", {})
+    if not isinstance(sweep, dict):
+        raise MatrixError("'sweep' must be a table")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise MatrixError("'description' must be a string")
+    return Matrix(
+        workloads=workloads,
+        runs=_runs(_strings(data["runs"], "runs"), "runs"),
+        noise=_regimes(_strings(data["noise"], "noise")),
+        threads=_threads(data["threads"]),
+        reps=_reps(data["reps"]),
+        description=description,
+        timeline_runs=_runs(_strings(timeline, "timeline_runs"), "timeline_runs")
+        if timeline is not None else None,
+        run_timeout_s=float(timeout),
+        sweep=sweep,
+        source=source,
+    )
+
+
+def apply_overrides(m: Matrix, *, workloads=None, runs=None, noise=None, threads=None,
+                    reps=None, quick=False) -> Matrix:
+    """Returns a copy of `m` with command-line overrides applied (None: keep the file's).
+
+    workloads: names (a name the file lacks runs with the app's default flags); runs, noise:
+    spec strings; threads: ints; quick: append each workload's quick args and cap the reps.
+    """
+    m = dataclasses.replace(m)
+    if workloads is not None:
+        known = {w.name: w for w in m.workloads}
+        m.workloads = [known.get(n) or _workload(n, {}) for n in _unique(workloads, "workload")]
+    if runs is not None:
+        m.runs = _runs(runs, "--runs")
+    if noise is not None:
+        m.noise = _regimes(noise)
+    if threads is not None:
+        m.threads = _threads(list(threads))
+    if quick:
+        m.workloads = [dataclasses.replace(w, args=w.args + w.quick) for w in m.workloads]
+        m.reps = min(m.reps, QUICK_REPS)
+    if reps is not None:
+        m.reps = _reps(reps)
+    return m
+
+
+def _workload(name: str, spec) -> Workload:
+    if name not in WORKLOADS:
+        raise MatrixError(f"workload '{name}': unknown (expected one of {', '.join(WORKLOADS)})")
+    if not isinstance(spec, dict):
+        raise MatrixError(f"workload '{name}': expected a table with args = \"…\"")
+    unknown = set(spec) - _WORKLOAD_KEYS
+    if unknown:
+        raise MatrixError(f"workload '{name}': unknown key(s) {', '.join(sorted(unknown))} "
+                          f"(expected {', '.join(sorted(_WORKLOAD_KEYS))})")
+    args, quick = (_args(name, key, spec.get(key, [])) for key in ("args", "quick"))
+    return Workload(name, args, quick)
+
+
+def _args(name: str, key: str, value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        words = shlex.split(value)
+    elif isinstance(value, list) and all(isinstance(w, str) for w in value):
+        words = list(value)
+    else:
+        raise MatrixError(f"workload '{name}': {key} must be a string or a list of strings")
+    for w in words:
+        if w.split("=", 1)[0] in RUNNER_FLAGS:
+            raise MatrixError(f"workload '{name}': {key} sets {w.split('=', 1)[0]}, which the "
+                              "runner sets itself (use runs, noise or threads)")
+    return tuple(words)
+
+
+def _strings(value, key: str) -> list[str]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise MatrixError(f"'{key}' must be a non-empty list of strings, got {value!r}")
+    return value
+
+
+def _runs(texts: list[str], key: str) -> list[Run]:
+    runs = [parse_run(t) for t in _unique(texts, "run")]
+    if not runs:
+        raise MatrixError(f"'{key}' is empty")
+    return runs
+
+
+def _regimes(texts: list[str]) -> list[regimes.Regime]:
+    out = []
+    for text in _unique(texts, "noise regime"):
+        try:
+            out.append(regimes.parse(text))
+        except regimes.RegimeError as e:
+            raise MatrixError(str(e)) from None
+    names = [r.name for r in out]
+    for name in names:
+        if names.count(name) > 1:
+            raise MatrixError(f"noise: two regimes share the name '{name}'")
+    return out
+
+
+def _threads(value) -> list[int]:
+    if not isinstance(value, list) or not value:
+        raise MatrixError(f"threads = {value!r}: expected a non-empty list of integers")
+    for t in value:
+        if not isinstance(t, int) or isinstance(t, bool) or t < 1:
+            raise MatrixError(f"threads entry {t!r}: expected an integer >= 1")
+    return _unique(value, "thread count")
+
+
+def _reps(value) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise MatrixError(f"reps = {value!r}: expected an integer >= 1")
+    return value
+
+
+def _unique(items: list, what: str) -> list:
+    seen = []
+    for item in items:
+        if item in seen:
+            raise MatrixError(f"{what} '{item}' is listed twice")
+        seen.append(item)
+    return seen

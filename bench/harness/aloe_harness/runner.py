@@ -1,0 +1,302 @@
+"""Runs a matrix: one subprocess per run, interleaved, every record validated.
+
+Order (DESIGN.md "Measuring": compare interleaved, so drift hits every config equally):
+  1. one `--runtime serial` run per workload: the ideal (serial time / threads) and the
+     checksum every other run must reproduce bit for bit;
+  2. one quiet `libgomp:static` calibration run per workload and thread count that an
+     `inject:…,frac=F` regime needs (δ = F × its median step time);
+  3. the timed runs: for rep in range(reps), the groups (workload, regime, threads) in an
+     order rotated by rep, and inside each group its runs rotated by rep (A B C, B C A, …);
+  4. with timelines, one extra `--timeline` run per selected config (timed runs never carry
+     --timeline, so they carry no instrumentation).
+Every run is appended to runs.jsonl as it finishes. A failed run is recorded, printed loudly
+and the rest goes on; Ctrl-C stops the loop and keeps what was gathered.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import summary
+from .matrix import Matrix, Run, Workload
+from .provenance import display_command
+from .regimes import Regime, RegimeError
+
+SERIAL = Run("serial", "serial")
+CALIBRATION = Run("libgomp", "static")
+QUIET = Regime(spec="none", kind="none")
+EXIT_MEANING = {1: "runtime failure", 2: "bad command line", 3: "result check failed"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    workload: Workload
+    regime: Regime
+    run: Run
+    threads: int
+
+    @property
+    def group(self) -> tuple[str, str, int]:
+        return (self.workload.name, self.regime.name, self.threads)
+
+
+@dataclasses.dataclass
+class Outcome:
+    entries: list[dict]
+    problems: list[str]   # loud one-line messages: failed runs and skipped configs
+    interrupted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.interrupted
+
+
+def configs(m: Matrix) -> list[Config]:
+    """Every timed configuration, grouped by workload, regime and threads."""
+    return [Config(w, r, run, t) for w in m.workloads for r in m.noise for t in m.threads
+            for run in m.runs]
+
+
+def interleave(cfgs: list[Config], reps: int) -> list[tuple[int, Config]]:
+    """(rep, config) in run order: groups and runs within each group rotated by rep."""
+    groups: dict[tuple, list[Config]] = {}
+    for c in cfgs:
+        groups.setdefault(c.group, []).append(c)
+    keys = list(groups)
+    return [(rep, c) for rep in range(reps) for g in _rotate(keys, rep)
+            for c in _rotate(groups[g], rep)]
+
+
+def _rotate(items: list, n: int) -> list:
+    n %= max(len(items), 1)
+    return items[n:] + items[:n]
+
+
+def app_command(apps_dir: Path, workload: Workload, run: Run, threads: int,
+                noise_flags: list[str], timeline: bool = False) -> list[str]:
+    """`<apps>/aloe-app-W <workload flags> --runtime R --schedule S --threads T --json - <noise>`"""
+    argv = [str(apps_dir / f"aloe-app-{workload.name}"), *workload.args, "--runtime", run.runtime,
+            "--schedule", run.schedule, "--threads", str(threads), "--json", "-", *noise_flags]
+    return argv + ["--timeline"] if timeline else argv
+
+
+def validate(record: dict | None, *, exit_status: int | None, run: Run, threads: int,
+             reference_bits: str | None) -> list[str]:
+    """What is wrong with one run (empty: valid). reference_bits None: no checksum compare."""
+    errors = []
+    if exit_status != 0:
+        meaning = EXIT_MEANING.get(exit_status, "killed or timed out" if exit_status is None
+                                   or exit_status < 0 else "unexpected")
+        errors.append(f"exit status {exit_status} ({meaning})")
+    if record is None:
+        return errors + ["no JSON record on stdout"]
+    if record.get("ok") is not True:
+        failed = [c.get("what", "?") for c in record.get("checks", []) if not c.get("ok")]
+        errors.append("record says ok=false" + (f": {'; '.join(failed)}" if failed else ""))
+    echoed = [("runtime", run.runtime), ("threads", threads)] if run is not SERIAL else []
+    if run.runtime in ("libgomp", "libomp", "tbb"):
+        echoed.append(("schedule", run.schedule))  # aloe prints its canonical form
+    for key, want in echoed:
+        if key in record and record[key] != want:
+            errors.append(f"record {key} is {record[key]!r}, expected {want!r}")
+    bits = record.get("checksum_bits")
+    if not bits:
+        errors.append("record has no checksum_bits")
+    elif reference_bits is not None and bits != reference_bits:
+        errors.append(f"checksum_bits {bits} differ from the serial run's {reference_bits}")
+    if run.runtime in ("libgomp", "libomp"):
+        lib = record.get("openmp_library") or ""
+        if not Path(lib).name.startswith(f"{run.runtime}.so"):
+            errors.append(f"openmp_library is {lib or None!r}, expected {run.runtime}.so*: "
+                          "the wrong OpenMP runtime was loaded")
+    if not isinstance(record.get("total_s"), (int, float)) or not record.get("step_s"):
+        errors.append("record lacks total_s or step_s")
+    return errors
+
+
+def parse_record(stdout: str) -> dict | None:
+    """The JSON object on stdout (text before its first '{' is ignored), or None."""
+    start = stdout.find("{")
+    if start < 0:
+        return None
+    try:
+        record, _ = json.JSONDecoder().raw_decode(stdout[start:])
+    except json.JSONDecodeError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+class Runner:
+    """Runs one matrix into runs.jsonl; progress and failures go to `progress`."""
+
+    def __init__(self, apps_dir: Path, runs_path: Path, *, progress=None):
+        self.apps_dir = Path(apps_dir)
+        self.runs_path = Path(runs_path)
+        self.timeout_s = 600.0  # replaced by the matrix's run_timeout_s
+        self.progress = progress or sys.stderr
+        self.outcome = Outcome(entries=[], problems=[])
+        self._done = 0
+        self._total = 0
+        self._start = time.monotonic()
+
+    def missing_apps(self, m: Matrix) -> list[str]:
+        return [str(self.apps_dir / f"aloe-app-{w.name}") for w in m.workloads
+                if not (self.apps_dir / f"aloe-app-{w.name}").is_file()]
+
+    def execute(self, m: Matrix, *, timelines: bool = False) -> Outcome:
+        """Runs everything; never raises on a failed run, stops cleanly on Ctrl-C."""
+        self.timeout_s = m.run_timeout_s
+        calibrate = sorted({(w.name, t) for w in m.workloads for t in m.threads
+                            if any(r.needs_calibration for r in m.noise)})
+        order = interleave(configs(m), m.reps)
+        self._total = len(m.workloads) + len(calibrate) + len(order)
+        try:
+            reference = {w.name: self._serial(w) for w in m.workloads}
+            quiet = {}
+            for w in m.workloads:
+                for t in m.threads:
+                    if (w.name, t) not in calibrate:
+                        continue
+                    if reference[w.name] is None:
+                        self._total -= 1
+                    else:
+                        quiet[w.name, t] = self._calibrate(w, t, m.noise, reference[w.name])
+            skipped = set()
+            for rep, c in order:
+                flags = self._noise_flags(c, quiet, skipped)
+                if reference[c.workload.name] is None or flags is None:
+                    self._total -= 1
+                    continue
+                self._one("timed", c, flags, reference[c.workload.name], rep, m.reps)
+            if timelines:
+                chosen = timeline_selection(m, summary.summarize(self.outcome.entries))
+                self._total += len(chosen)
+                for c in chosen:
+                    flags = self._noise_flags(c, quiet, skipped)
+                    if reference[c.workload.name] is not None and flags is not None:
+                        self._one("timeline", c, flags, reference[c.workload.name], 0, 1,
+                                  timeline=True)
+        except KeyboardInterrupt:
+            self.outcome.interrupted = True
+            self._problem(f"INTERRUPTED (Ctrl-C) after {self._done} runs: the results are "
+                          "partial")
+        return self.outcome
+
+    def _serial(self, w: Workload) -> str | None:
+        entry = self._one("serial", Config(w, QUIET, SERIAL, 1), [], None, 0, 1)
+        if not entry["valid"]:
+            self._problem(f"{w.name}: the serial reference run failed; its configs are skipped")
+            return None
+        return entry["record"]["checksum_bits"]
+
+    def _calibrate(self, w: Workload, threads: int, noise: list[Regime],
+                   reference_bits: str) -> float | None:
+        entry = self._one("calibration", Config(w, QUIET, CALIBRATION, threads), [],
+                          reference_bits, 0, 1)
+        if not entry["valid"]:
+            self._problem(f"{w.name} t={threads}: the calibration run failed; regimes with "
+                          "frac= are skipped")
+            return None
+        quiet = statistics.median(entry["record"]["step_s"])
+        entry["quiet_step_s"] = quiet
+        entry["noise_us"] = {r.name: r.delta_us(quiet) for r in noise if r.needs_calibration}
+        self._rewrite_last(entry)
+        return quiet
+
+    def _noise_flags(self, c: Config, quiet: dict, skipped: set) -> list[str] | None:
+        try:
+            return c.regime.app_flags(quiet.get((c.workload.name, c.threads)))
+        except RegimeError as e:
+            if (c.group) not in skipped:
+                skipped.add(c.group)
+                self._problem(f"{c.workload.name} {c.regime.name} t={c.threads}: skipped: {e}")
+            return None
+
+    def _one(self, role: str, c: Config, noise_flags: list[str], reference_bits: str | None,
+             rep: int, reps: int, timeline: bool = False) -> dict:
+        what = {"serial": "reference", "calibration": "calibration",
+                "timeline": "timeline"}.get(role, f"rep {rep + 1}/{reps}")
+        self._report(f"{c.workload.name} {c.regime.name} {c.run.label} t={c.threads} {what}")
+        argv = app_command(self.apps_dir, c.workload, c.run, c.threads, noise_flags, timeline)
+        started = time.monotonic()
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout_s)
+            status, stdout, stderr = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as e:
+            status, stdout = None, ""
+            stderr = f"killed after {self.timeout_s:g} s\n{_text(e.stderr)}"
+        except OSError as e:
+            status, stdout, stderr = None, "", f"could not start: {e}"
+        record = parse_record(stdout)
+        errors = validate(record, exit_status=status, run=c.run, threads=c.threads,
+                          reference_bits=reference_bits)
+        entry = {
+            "role": role, "workload": c.workload.name, "noise": c.regime.name,
+            "noise_spec": c.regime.spec, "runtime": c.run.runtime, "schedule": c.run.schedule,
+            "threads": c.threads, "rep": rep, "noise_flags": noise_flags,
+            "command": display_command(argv), "exit_status": status,
+            "wall_s": round(time.monotonic() - started, 4), "valid": not errors,
+            "errors": errors, "stderr_tail": stderr[-2000:] if errors else "", "record": record,
+        }
+        self._done += 1
+        self.outcome.entries.append(entry)
+        with self.runs_path.open("a") as f:
+            f.write(json.dumps(entry) + "\n")
+        if errors:
+            self._problem(f"FAILED {c.workload.name} {c.regime.name} {c.run.label} "
+                          f"t={c.threads} {what}: {'; '.join(errors)}", entry["stderr_tail"])
+        return entry
+
+    def _rewrite_last(self, entry: dict) -> None:
+        """Rewrites runs.jsonl's last line (the calibration entry gained its results)."""
+        lines = self.runs_path.read_text().splitlines()
+        lines[-1] = json.dumps(entry)
+        self.runs_path.write_text("\n".join(lines) + "\n")
+
+    def _problem(self, message: str, detail: str = "") -> None:
+        self.outcome.problems.append(message)
+        print(f"\n*** {message}", file=self.progress)
+        if detail.strip():
+            print("    " + detail.strip().replace("\n", "\n    "), file=self.progress)
+
+    def _report(self, what: str) -> None:
+        elapsed = time.monotonic() - self._start
+        eta = elapsed / self._done * (self._total - self._done) if self._done else None
+        width = len(str(self._total))
+        print(f"[{self._done + 1:>{width}}/{self._total}] {what}  elapsed {_clock(elapsed)} "
+              f"eta {_clock(eta) if eta is not None else '?'}", file=self.progress, flush=True)
+
+
+def timeline_selection(m: Matrix, rows: list[dict]) -> list[Config]:
+    """Configs that get a --timeline run: the matrix's timeline_runs, or per group the best
+    peer, the best aloe run and libgomp:static (those that ran)."""
+    by_label = {r.label: r for r in m.runs}
+    chosen = []
+    for w in m.workloads:
+        for regime in m.noise:
+            for t in m.threads:
+                if m.timeline_runs is not None:
+                    runs = m.timeline_runs
+                else:
+                    group = [r for r in rows if (r["workload"], r["noise"], r["threads"])
+                             == (w.name, regime.name, t)]
+                    labels = [summary.label(b) for b in (summary.best(group, peer=True),
+                                                         summary.best(group, peer=False)) if b]
+                    labels += ["libgomp:static"] if "libgomp:static" in by_label else []
+                    runs = [by_label[x] for x in dict.fromkeys(labels)]
+                chosen += [Config(w, regime, run, t) for run in runs]
+    return chosen
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def _text(data) -> str:
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")

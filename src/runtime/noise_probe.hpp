@@ -1,0 +1,49 @@
+// Measuring a machine's own noise the way FWQ and FTQ do (the fixed-work and fixed-time
+// quantum benchmarks of the OS-noise literature): repeat a quantum of work pinned to one CPU
+// and see how much longer some repetitions take (FWQ), or how much less work fits in some
+// time slices (FTQ). The measuring loops and the arithmetic are separate, so the summaries are
+// tested on recorded traces and `aloe noise` and the adaptive probes share one definition.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aloe::runtime {
+
+/// What a trace says about one CPU. Times in microseconds.
+struct noise_summary {
+    std::string method;        ///< "fwq" or "ftq"
+    int cpu = -1;
+    std::size_t samples = 0;
+    double quantum_us = 0;     ///< the quiet quantum (FWQ: 5th-percentile duration; FTQ: the slice)
+    double p50_us = 0, p99_us = 0, max_us = 0;  ///< FWQ: sample durations; FTQ: time lost per slice
+    double lost_fraction = 0;  ///< time taken from the work / time measured
+    std::size_t events = 0;    ///< samples delayed by more than the detection threshold
+    double events_per_s = 0;
+    double event_mean_us = 0;  ///< mean delay of those samples: the δ a schedule must absorb
+    double event_max_us = 0;
+    double measured_s = 0;
+};
+
+/// FWQ: `durations_ns[i]` = time of the i-th repetition of the same work. A repetition is an
+/// event when it exceeds the quiet quantum by more than max(threshold_fraction × quantum,
+/// 1 µs). Throws std::invalid_argument on an empty trace.
+noise_summary summarize_fwq(const std::vector<double>& durations_ns, int cpu, double threshold_fraction = 0.5);
+
+/// FTQ: `work_done[i]` = units finished in the i-th slice of `slice_us`. The quiet rate is the
+/// largest count; a slice's delay is (max − count) / max × slice, and a slice that lost more
+/// than threshold_fraction of its time is an event.
+noise_summary summarize_ftq(const std::vector<std::uint64_t>& work_done, double slice_us, int cpu,
+                            double threshold_fraction = 0.05);
+
+/// Work units that take about `quantum_us` on this CPU (calibrated on the caller's thread).
+std::uint64_t calibrate_work_units(double quantum_us);
+
+/// Runs `samples` repetitions of `units` work units on the calling thread; durations in ns.
+std::vector<double> run_fwq(std::uint64_t units, std::size_t samples);
+
+/// Counts work units finished in each of `slices` consecutive slices of `slice_us`.
+std::vector<std::uint64_t> run_ftq(double slice_us, std::size_t slices);
+
+}  // namespace aloe::runtime

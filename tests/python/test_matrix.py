@@ -1,0 +1,114 @@
+"""Matrix files and command-line overrides."""
+import pytest
+
+from aloe_harness import matrix as mx
+
+
+def test_run_splits_on_first_colon_only():
+    r = mx.parse_run("libomp:nonmonotonic:dynamic,1")
+    assert (r.runtime, r.schedule) == ("libomp", "nonmonotonic:dynamic,1")
+    r = mx.parse_run("aloe:hybrid,fs=0.8")
+    assert (r.runtime, r.schedule, r.label) == ("aloe", "hybrid,fs=0.8", "aloe:hybrid,fs=0.8")
+    assert r.is_peer is False and mx.parse_run("tbb:affinity").is_peer
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("gomp:static", "unknown runtime 'gomp'"),
+    ("libgomp", "expected runtime:schedule"),
+    ("libgomp:", "expected runtime:schedule"),
+    ("libgomp:fastest", "'fastest' is not a libgomp schedule"),
+    ("tbb:guided", "'guided' is not a tbb schedule"),
+    ("serial:serial", "added automatically"),
+])
+def test_bad_run_is_named(bad, words):
+    with pytest.raises(mx.MatrixError) as e:
+        mx.parse_run(bad)
+    assert f"'{bad}'" in str(e.value) and words in str(e.value)
+
+
+def test_command_line_lists_split_where_a_new_entry_starts():
+    assert mx.split_runs(["aloe:hybrid,fs=0.8,libgomp:guided", "libomp:nonmonotonic:dynamic,1"]) \
+        == ["aloe:hybrid,fs=0.8", "libgomp:guided", "libomp:nonmonotonic:dynamic,1"]
+    assert mx.split_runs(["tbb:simple,4;aloe:tasklets,n=64,fs=0.5"]) \
+        == ["tbb:simple,4", "aloe:tasklets,n=64,fs=0.5"]
+    assert mx.split_regimes(["none,inject:p=0.2,frac=0.2,background:cpu=1,duty=0.5"]) \
+        == ["none", "inject:p=0.2,frac=0.2", "background:cpu=1,duty=0.5"]
+
+
+def test_load_reads_every_field(matrix_file):
+    m = mx.load(matrix_file)
+    assert [w.name for w in m.workloads] == ["jacobi3d", "spmv"]
+    assert m.workloads[0].args == ("--steps", "10", "--warmup", "1")
+    assert m.workloads[1].args == ("--steps", "10", "--base-ms", "20")
+    assert [r.label for r in m.runs][2] == "aloe:hybrid,fs=0.8"
+    assert [r.name for r in m.noise] == ["none", "inject-p0.2-f0.2"]
+    assert (m.threads, m.reps, m.description) == ([2], 3, "test matrix")
+
+
+def test_shipped_matrices_load():
+    from aloe_harness.provenance import REPO_ROOT
+    full = mx.load(REPO_ROOT / "bench/matrices/full.toml")
+    assert {w.name for w in full.workloads} == set(mx.WORKLOADS)
+    assert {"libomp:nonmonotonic:dynamic", "tbb:affinity", "libgomp:dynamic,1"} <= \
+        {r.label for r in full.runs}
+    assert len(mx.load(REPO_ROOT / "bench/matrices/demo.toml").runs) >= 4
+
+
+BASE = """reps = 2
+threads = [2]
+noise = ["none"]
+runs = ["libgomp:static"]
+[workloads.spmv]
+args = "--rows 100"
+"""
+
+
+@pytest.mark.parametrize("text, words", [
+    (BASE + "color = 1\n", "unknown key(s) color"),
+    (BASE.replace('args = "--rows 100"', 'argz = "x"'), "workload 'spmv': unknown key(s) argz"),
+    (BASE + "[workloads.lu]\nargs = ''\n", "workload 'lu': unknown"),
+    (BASE.replace('["libgomp:static"]', '["libgomp:static", "omp:guided"]'), "run 'omp:guided'"),
+    (BASE.replace('["none"]', '["inject:p=2,us=5"]'), "regime 'inject:p=2,us=5'"),
+    (BASE.replace("reps = 2", "reps = 0"), "reps = 0"),
+    (BASE.replace("[2]", "[2, -1]"), "threads entry -1"),
+    (BASE.replace("--rows 100", "--rows 100 --threads 4"), "sets --threads"),
+    (BASE.replace('["libgomp:static"]', '["libgomp:static", "libgomp:static"]'), "listed twice"),
+    (BASE.replace("reps = 2\n", ""), "missing key 'reps'"),
+    ("reps = [", "not valid TOML"),
+])
+def test_bad_matrix_names_the_entry(tmp_path, text, words):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(mx.MatrixError) as e:
+        mx.load(path)
+    assert words in str(e.value) and "bad.toml" in str(e.value)
+
+
+def test_overrides(matrix_file):
+    m = mx.load(matrix_file)
+    o = mx.apply_overrides(m, workloads=["spmv", "mandelbrot"], runs=["libomp:guided"],
+                           noise=["background:cpu=1,duty=0.5"], threads=[1, 2], reps=5)
+    assert [w.name for w in o.workloads] == ["spmv", "mandelbrot"]
+    assert o.workloads[1].args == ()  # not in the file: the app's defaults
+    assert [r.label for r in o.runs] == ["libomp:guided"]
+    assert [r.name for r in o.noise] == ["bg-cpu1-d0.5"]
+    assert (o.threads, o.reps) == ([1, 2], 5)
+    assert [r.label for r in m.runs][0] == "libgomp:static"  # the original is unchanged
+    q = mx.apply_overrides(m, quick=True)
+    assert q.workloads[0].args[-2:] == ("--steps", "4") and q.reps == mx.QUICK_REPS
+    with pytest.raises(mx.MatrixError, match="workload 'nbody'"):
+        mx.apply_overrides(m, workloads=["nbody"])
+
+
+def test_matrix_names_resolve_to_the_matrices_folder(tmp_path):
+    from aloe_harness.__main__ import _matrix_path
+    from aloe_harness.provenance import MATRICES_DIR
+    assert _matrix_path("full") == MATRICES_DIR / "full.toml"
+    assert _matrix_path(str(tmp_path / "mine.toml")) == tmp_path / "mine.toml"
+
+
+def test_command_lines_show_repository_paths_relative():
+    from aloe_harness.provenance import REPO_ROOT, display_command
+    line = display_command(["python", f"--out={REPO_ROOT}/bench/results/x",
+                            str(REPO_ROOT / "build/release/apps"), "aloe:hybrid,fs=0.8"])
+    assert line == "python --out=bench/results/x build/release/apps aloe:hybrid,fs=0.8"

@@ -1,0 +1,88 @@
+// runtime/noise_probe: the FWQ/FTQ arithmetic on hand-made traces with hand-computed answers,
+// and the measuring loops' shape (not their speed).
+#include "runtime/noise_probe.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace {
+using namespace aloe::runtime;
+
+TEST(NoiseProbe, FwqQuietTraceHasNoEvents) {
+    const std::vector<double> trace(200, 10'000.0);  // 10 µs every time
+    const noise_summary s = summarize_fwq(trace, 3);
+    EXPECT_EQ(s.method, "fwq");
+    EXPECT_EQ(s.cpu, 3);
+    EXPECT_EQ(s.samples, 200u);
+    EXPECT_DOUBLE_EQ(s.quantum_us, 10.0);
+    EXPECT_EQ(s.events, 0u);
+    EXPECT_DOUBLE_EQ(s.lost_fraction, 0.0);
+    EXPECT_DOUBLE_EQ(s.measured_s, 200 * 10e-6);
+}
+
+TEST(NoiseProbe, FwqCountsDelayedQuantaAndTheirLength) {
+    // 990 quanta of 10 µs and 10 of 60 µs: 10 events of 50 µs each.
+    std::vector<double> trace(990, 10'000.0);
+    trace.insert(trace.begin() + 500, 10, 60'000.0);
+    const noise_summary s = summarize_fwq(trace, 0);
+    EXPECT_DOUBLE_EQ(s.quantum_us, 10.0);
+    EXPECT_EQ(s.events, 10u);
+    EXPECT_DOUBLE_EQ(s.event_mean_us, 50.0);
+    EXPECT_DOUBLE_EQ(s.event_max_us, 50.0);
+    EXPECT_DOUBLE_EQ(s.max_us, 60.0);
+    const double measured_us = 990 * 10.0 + 10 * 60.0;  // 10500
+    EXPECT_DOUBLE_EQ(s.lost_fraction, 500.0 / measured_us);
+    EXPECT_DOUBLE_EQ(s.events_per_s, 10 / (measured_us * 1e-6));
+}
+
+TEST(NoiseProbe, FwqThresholdIgnoresJitterBelowHalfAQuantum) {
+    // 4 µs over a 10 µs quantum is below the 5 µs threshold: lost time, but no event.
+    std::vector<double> trace(100, 10'000.0);
+    trace[7] = 14'000.0;
+    const noise_summary s = summarize_fwq(trace, 0);
+    EXPECT_EQ(s.events, 0u);
+    EXPECT_GT(s.lost_fraction, 0.0);
+}
+
+TEST(NoiseProbe, FwqBaselineIsNotOneLuckySample) {
+    // One sample far below the rest must not become the quantum (5th percentile is used).
+    std::vector<double> trace(100, 10'000.0);
+    trace[0] = 1'000.0;
+    EXPECT_DOUBLE_EQ(summarize_fwq(trace, 0).quantum_us, 10.0);
+}
+
+TEST(NoiseProbe, FtqConvertsMissingWorkToTime) {
+    // Slices of 100 µs; the best did 1000 units. A slice with 250 units lost 75 µs.
+    std::vector<std::uint64_t> trace(99, 1000);
+    trace.push_back(250);
+    const noise_summary s = summarize_ftq(trace, 100.0, 1);
+    EXPECT_EQ(s.method, "ftq");
+    EXPECT_EQ(s.events, 1u);
+    EXPECT_DOUBLE_EQ(s.event_mean_us, 75.0);
+    EXPECT_DOUBLE_EQ(s.max_us, 75.0);
+    EXPECT_DOUBLE_EQ(s.lost_fraction, 75.0 / (100 * 100.0));
+    EXPECT_DOUBLE_EQ(s.measured_s, 100 * 100e-6);
+}
+
+TEST(NoiseProbe, RejectsEmptyTracesAndBadSlices) {
+    EXPECT_THROW(summarize_fwq({}, 0), std::invalid_argument);
+    EXPECT_THROW(summarize_ftq({}, 10.0, 0), std::invalid_argument);
+    EXPECT_THROW(summarize_ftq({1, 2}, 0.0, 0), std::invalid_argument);
+    EXPECT_THROW(calibrate_work_units(0.0), std::invalid_argument);
+}
+
+TEST(NoiseProbe, MeasuringLoopsReturnOneValuePerSample) {
+    const std::uint64_t units = calibrate_work_units(5.0);
+    EXPECT_GE(units, 1u);
+    const std::vector<double> fwq = run_fwq(units, 50);
+    ASSERT_EQ(fwq.size(), 50u);
+    for (const double ns : fwq) EXPECT_GT(ns, 0.0);
+    const std::vector<std::uint64_t> ftq = run_ftq(50.0, 20);
+    ASSERT_EQ(ftq.size(), 20u);
+    // Some slice did work (a slice can be empty when the whole slice was preempted).
+    EXPECT_GT(*std::max_element(ftq.begin(), ftq.end()), 0u);
+}
+
+}  // namespace
