@@ -107,11 +107,11 @@ int main(int argc, char** argv) {
         if (numbering != "tree" && numbering != "radius" && numbering != "drawn")
             throw aloe_apps::usage_error("--order must be tree, radius or drawn, not '" + numbering + "'");
         h.start();
-        h.param("bodies", static_cast<double>(n));
+        h.param("bodies", n);
         h.param("theta", theta);
         h.param("softening", softening);
         h.param("dt", dt);
-        h.param("seed", static_cast<double>(seed));
+        h.param("seed", seed);
         h.param("order", numbering);
 
         bodies b = aloe_apps::nbody::make_plummer(n, static_cast<std::uint64_t>(seed));
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
         h.run_steps([&](int) {
             sim.step([&](std::int64_t count, const auto& force) { h.parallel_for("barnes-hut/forces", count, force); });
         });
-        h.param("tree_cells", static_cast<double>(sim.tree.cells()));
+        h.param("tree_cells", sim.tree.cells());
         h.param("tree_depth", sim.tree.depth());
 
         std::vector<std::size_t> sample;

@@ -39,6 +39,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
 
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -103,6 +104,9 @@ public:
     /// A workload parameter, recorded in the JSON record under "params".
     void param(std::string_view key, double value);
     void param(std::string_view key, std::string_view value);
+    void param(std::string_view key, const char* value) { param(key, std::string_view(value)); }
+    template <std::integral T>
+    void param(std::string_view key, T value) { params_.emplace_back(std::string(key), std::to_string(value)); }  // exact, unlike a double
 
     /// Runs body(i) for i in [0, n) on the selected runtime; `site` is a string literal that
     /// names the loop (aloe's loop site, oneTBB's affinity state).

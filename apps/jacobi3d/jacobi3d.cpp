@@ -77,9 +77,9 @@ int main(int argc, char** argv) {
                               std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz));
         h.default_steps(50, 3);
         h.start();
-        h.param("nx", static_cast<double>(g.nx));
-        h.param("ny", static_cast<double>(g.ny));
-        h.param("nz", static_cast<double>(g.nz));
+        h.param("nx", g.nx);
+        h.param("ny", g.ny);
+        h.param("nz", g.nz);
 
         // Both buffers hold the boundary, which no sweep writes.
         std::vector<double> cur = initial_grid(g);

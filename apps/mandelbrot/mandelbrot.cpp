@@ -92,9 +92,9 @@ int main(int argc, char** argv) {
             throw aloe_apps::usage_error("--max-iter must be in [1, 2^31)");
         if (!(pan >= 0 && pan <= 0.01)) throw aloe_apps::usage_error("--pan must be in [0, 0.01]");
         h.start();
-        h.param("width", static_cast<double>(width));
-        h.param("height", static_cast<double>(height));
-        h.param("max_iter", static_cast<double>(max_iter));
+        h.param("width", width);
+        h.param("height", height);
+        h.param("max_iter", max_iter);
         h.param("pan", pan);
         const int limit = static_cast<int>(max_iter);
 

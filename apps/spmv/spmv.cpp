@@ -83,12 +83,12 @@ int main(int argc, char** argv) {
         const auto n = static_cast<std::size_t>(a.rows);
         std::int64_t longest = 0;
         for (std::int64_t i = 0; i < a.rows; ++i) longest = std::max(longest, a.length(i));
-        h.param("rows", static_cast<double>(a.rows));
-        h.param("nonzeros", static_cast<double>(a.nonzeros()));
+        h.param("rows", a.rows);
+        h.param("nonzeros", a.nonzeros());
         h.param("mean_length", shape.mean_length);
         h.param("skew", shape.skew);
-        h.param("seed", static_cast<double>(seed));
-        h.param("longest_row", static_cast<double>(longest));
+        h.param("seed", seed);
+        h.param("longest_row", longest);
 
         // b in [0.5, 1.5) (1 - d), from its own stream (the golden-ratio offset is arbitrary).
         std::mt19937_64 rng(shape.seed + 0x9e3779b97f4a7c15u);

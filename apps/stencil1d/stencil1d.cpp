@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
         if (!(r > 0 && r <= 0.5)) throw usage_error("flag --r: must be in (0, 0.5]");
         h.default_steps(50, 3);
         h.start();
-        h.param("n", static_cast<double>(n));
+        h.param("n", n);
         h.param("r", r);
 
         std::vector<double> cur = initial_ring(n);

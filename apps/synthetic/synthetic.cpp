@@ -122,16 +122,16 @@ int main(int argc, char** argv) {
             total_units += units[i];
             if (units[i] > units[costliest]) costliest = i;
         }
-        h.param("n", static_cast<double>(n));
+        h.param("n", n);
         h.param("dist", dist);
         h.param("mean_us", mean_us);
         if (dist == "heavy-tail") {
             h.param("alpha", alpha);
             h.param("cap", cap);
-            h.param("seed", static_cast<double>(seed));
+            h.param("seed", seed);
         }
         h.param("units_per_us", units_per_us);
-        h.param("total_units", static_cast<double>(total_units));
+        h.param("total_units", total_units);
         h.param("max_cost_us", static_cast<double>(units[costliest]) / units_per_us);
 
         std::vector<double> out(cost.size(), 0.0);

@@ -112,3 +112,36 @@ def test_command_lines_show_repository_paths_relative():
     line = display_command(["python", f"--out={REPO_ROOT}/bench/results/x",
                             str(REPO_ROOT / "build/release/apps"), "aloe:hybrid,fs=0.8"])
     assert line == "python --out=bench/results/x build/release/apps aloe:hybrid,fs=0.8"
+
+
+def test_workload_can_name_its_program_and_add_runs():
+    m = mx.from_dict({
+        "reps": 1, "threads": [2], "noise": ["none"], "runs": ["libgomp:static"],
+        "workloads": {
+            "spmv": {"runs": ["libgomp:dynamic,256", "libgomp:static"]},
+            "synthetic-ramp": {"program": "synthetic", "args": "--dist ramp"},
+        }})
+    spmv, ramp = m.workloads
+    assert (spmv.app, ramp.app, ramp.name) == ("spmv", "synthetic", "synthetic-ramp")
+    # The matrix's runs first, then the workload's own, each once.
+    assert [r.label for r in mx.runs_for(m, spmv)] == ["libgomp:static", "libgomp:dynamic,256"]
+    assert [r.label for r in mx.runs_for(m, ramp)] == ["libgomp:static"]
+
+
+@pytest.mark.parametrize("spec, words", [
+    ({"program": "nbody"}, "program 'nbody' is unknown"),
+    ({"program": "spmv", "runs": ["libgomp:fastest"]}, "'fastest' is not a libgomp schedule"),
+    ({"program": "spmv", "runs": []}, "must be a non-empty list"),
+])
+def test_bad_workload_program_or_runs_is_named(spec, words):
+    with pytest.raises(mx.MatrixError) as e:
+        mx.from_dict({"reps": 1, "threads": [2], "noise": ["none"], "runs": ["libgomp:static"],
+                      "workloads": {"custom-name": spec}})
+    assert words in str(e.value)
+
+
+def test_unknown_workload_without_program_is_named():
+    with pytest.raises(mx.MatrixError) as e:
+        mx.from_dict({"reps": 1, "threads": [2], "noise": ["none"], "runs": ["libgomp:static"],
+                      "workloads": {"nbody": {}}})
+    assert "workload 'nbody': unknown" in str(e.value)

@@ -135,7 +135,7 @@ def _run_and_write(a: argparse.Namespace, argv: list[str], m: mx.Matrix, runner:
     print(f"aloe_harness: measuring the machine's noise "
           f"({provenance.display_path(a.aloe)} noise --quick)", file=sys.stderr)
     before = provenance.write_noise(out, a.aloe, "before")
-    n = len(m.workloads) * len(m.noise) * len(m.threads) * len(m.runs)
+    n = sum(len(mx.runs_for(m, w)) for w in m.workloads) * len(m.noise) * len(m.threads)
     print(f"aloe_harness: {n} configs × {m.reps} reps, plus {len(m.workloads)} serial runs "
           f"and calibrations, into {provenance.display_path(out.resolve())}", file=sys.stderr)
     outcome = runner.execute(m, timelines=a.timelines)

@@ -13,6 +13,10 @@ A matrix file is TOML (bench/matrices/demo.toml is the small example):
   [workloads.jacobi3d]                # one table per workload, in run order
   args = "--nx 128 --steps 40"        # its flags (a string split like a shell, or a list)
   quick = "--steps 10"                # optional: appended with --quick (the last flag wins)
+  runs = ["libgomp:dynamic,256"]      # optional: runs for this workload only, after the
+                                      # common ones (a chunk that suits its grain)
+  [workloads.synthetic-ramp]          # a second configuration of one program: any name,
+  program = "synthetic"               # with the program it runs
   [sweep]                             # optional: defaults of `bench --sweep fs` (sweep.py)
 
 A run is "runtime:schedule", split on the FIRST colon only, because schedules hold colons and
@@ -42,7 +46,8 @@ _TBB_SCHEDULE = re.compile(r"(simple|auto|affinity)(,[1-9][0-9]*)?|static")
 _ALOE_SCHEDULE = re.compile(r"[a-z_]+(,[a-z_]+=[^,=\s]+)*")
 _TOP_KEYS = {"description", "reps", "threads", "noise", "runs", "timeline_runs",
              "run_timeout_s", "workloads", "sweep"}
-_WORKLOAD_KEYS = {"args", "quick"}
+_WORKLOAD_KEYS = {"args", "quick", "program", "runs"}
+_WORKLOAD_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 
 class MatrixError(ValueError):
@@ -69,6 +74,17 @@ class Workload:
     name: str
     args: tuple[str, ...] = ()
     quick: tuple[str, ...] = ()
+    program: str = ""                # the aloe-app-* it runs; empty: the name
+    runs: tuple[Run, ...] = ()       # runs for this workload only, after the matrix's
+
+    @property
+    def app(self) -> str:
+        return self.program or self.name
+
+
+def runs_for(m: "Matrix", w: Workload) -> list[Run]:
+    """The matrix's runs, then the workload's own (each once)."""
+    return list(dict.fromkeys([*m.runs, *w.runs]))
 
 
 @dataclasses.dataclass
@@ -199,16 +215,25 @@ def apply_overrides(m: Matrix, *, workloads=None, runs=None, noise=None, threads
 
 
 def _workload(name: str, spec) -> Workload:
-    if name not in WORKLOADS:
-        raise MatrixError(f"workload '{name}': unknown (expected one of {', '.join(WORKLOADS)})")
     if not isinstance(spec, dict):
         raise MatrixError(f"workload '{name}': expected a table with args = \"…\"")
+    program = spec.get("program", name)
+    if not isinstance(program, str) or program not in WORKLOADS:
+        raise MatrixError(f"workload '{name}': program {program!r} is unknown (expected one of "
+                          f"{', '.join(WORKLOADS)})" if "program" in spec else
+                          f"workload '{name}': unknown (expected one of {', '.join(WORKLOADS)}, "
+                          "or a table with program = \"…\")")
+    if not _WORKLOAD_NAME.fullmatch(name):
+        raise MatrixError(f"workload '{name}': a name is lower-case letters, digits, '-' and '_'")
     unknown = set(spec) - _WORKLOAD_KEYS
     if unknown:
         raise MatrixError(f"workload '{name}': unknown key(s) {', '.join(sorted(unknown))} "
                           f"(expected {', '.join(sorted(_WORKLOAD_KEYS))})")
     args, quick = (_args(name, key, spec.get(key, [])) for key in ("args", "quick"))
-    return Workload(name, args, quick)
+    runs = ()
+    if "runs" in spec:
+        runs = tuple(_runs(_strings(spec["runs"], f"workloads.{name}.runs"), f"workloads.{name}.runs"))
+    return Workload(name, args, quick, program="" if program == name else program, runs=runs)
 
 
 def _args(name: str, key: str, value) -> tuple[str, ...]:

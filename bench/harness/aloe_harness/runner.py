@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from . import summary
-from .matrix import Matrix, Run, Workload
+from .matrix import Matrix, Run, Workload, runs_for
 from .provenance import display_command
 from .regimes import Regime, RegimeError
 
@@ -59,7 +59,7 @@ class Outcome:
 def configs(m: Matrix) -> list[Config]:
     """Every timed configuration, grouped by workload, regime and threads."""
     return [Config(w, r, run, t) for w in m.workloads for r in m.noise for t in m.threads
-            for run in m.runs]
+            for run in runs_for(m, w)]
 
 
 def interleave(cfgs: list[Config], reps: int) -> list[tuple[int, Config]]:
@@ -80,7 +80,7 @@ def _rotate(items: list, n: int) -> list:
 def app_command(apps_dir: Path, workload: Workload, run: Run, threads: int,
                 noise_flags: list[str], timeline: bool = False) -> list[str]:
     """`<apps>/aloe-app-W <workload flags> --runtime R --schedule S --threads T --json - <noise>`"""
-    argv = [str(apps_dir / f"aloe-app-{workload.name}"), *workload.args, "--runtime", run.runtime,
+    argv = [str(apps_dir / f"aloe-app-{workload.app}"), *workload.args, "--runtime", run.runtime,
             "--schedule", run.schedule, "--threads", str(threads), "--json", "-", *noise_flags]
     return argv + ["--timeline"] if timeline else argv
 
@@ -145,8 +145,8 @@ class Runner:
         self._start = time.monotonic()
 
     def missing_apps(self, m: Matrix) -> list[str]:
-        return [str(self.apps_dir / f"aloe-app-{w.name}") for w in m.workloads
-                if not (self.apps_dir / f"aloe-app-{w.name}").is_file()]
+        return list(dict.fromkeys(str(self.apps_dir / f"aloe-app-{w.app}") for w in m.workloads
+                                  if not (self.apps_dir / f"aloe-app-{w.app}").is_file()))
 
     def execute(self, m: Matrix, *, timelines: bool = False) -> Outcome:
         """Runs everything; never raises on a failed run, stops cleanly on Ctrl-C."""
@@ -275,9 +275,9 @@ class Runner:
 def timeline_selection(m: Matrix, rows: list[dict]) -> list[Config]:
     """Configs that get a --timeline run: the matrix's timeline_runs, or per group the best
     peer, the best aloe run and libgomp:static (those that ran)."""
-    by_label = {r.label: r for r in m.runs}
     chosen = []
     for w in m.workloads:
+        by_label = {r.label: r for r in runs_for(m, w)}
         for regime in m.noise:
             for t in m.threads:
                 if m.timeline_runs is not None:
