@@ -162,6 +162,7 @@ private:
     std::vector<int> cpus_;  // CPU of thread i (pinned runs)
 
     std::unique_ptr<aloe::team> team_;
+    std::unique_ptr<tbb::task_scheduler_handle> tbb_handle_;  // to join oneTBB's workers at the end
     std::unique_ptr<tbb::global_control> tbb_limit_;
     std::unique_ptr<tbb::task_arena> arena_;
     std::unique_ptr<tbb::task_scheduler_observer> pinner_;

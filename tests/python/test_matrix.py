@@ -48,7 +48,7 @@ def test_load_reads_every_field(matrix_file):
 def test_shipped_matrices_load():
     from aloe_harness.provenance import REPO_ROOT
     full = mx.load(REPO_ROOT / "bench/matrices/full.toml")
-    assert {w.name for w in full.workloads} == set(mx.WORKLOADS)
+    assert {w.app for w in full.workloads} == set(mx.WORKLOADS)
     assert {"libomp:nonmonotonic:dynamic", "tbb:affinity", "libgomp:dynamic,1"} <= \
         {r.label for r in full.runs}
     assert len(mx.load(REPO_ROOT / "bench/matrices/demo.toml").runs) >= 4
