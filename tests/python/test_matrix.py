@@ -49,8 +49,13 @@ def test_shipped_matrices_load():
     from aloe_harness.provenance import REPO_ROOT
     full = mx.load(REPO_ROOT / "bench/matrices/full.toml")
     assert {w.app for w in full.workloads} == set(mx.WORKLOADS)
-    assert {"libomp:nonmonotonic:dynamic", "tbb:affinity", "libgomp:dynamic,1"} <= \
-        {r.label for r in full.runs}
+    # Every workload meets every peer family, each dynamic one with the workload's chunk.
+    for w in full.workloads:
+        labels = {r.label for r in mx.runs_for(full, w)}
+        assert {"libgomp:static", "libgomp:guided", "tbb:affinity", "aloe:static"} <= labels
+        for family in ("libgomp:dynamic,", "libomp:nonmonotonic:dynamic,", "tbb:simple,",
+                       "aloe:hybrid,", "aloe:staggered,"):
+            assert any(x.startswith(family) for x in labels), (w.name, family)
     assert len(mx.load(REPO_ROOT / "bench/matrices/demo.toml").runs) >= 4
 
 
