@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
-# Runs the overhead benchmark (bench/micro/README.md): aloe against libgomp, interleaved.
+# `make bench`: the overhead micro-benchmark (bench/micro/README.md), then the workload
+# comparison (bench/matrices/full.toml, docs/benchmarking.md): aloe against libgomp, libomp
+# and oneTBB, interleaved. About 45 minutes on the 2-core VM.
 #
-#   scripts/bench.sh [aloe_overhead flags…]     e.g. --quick, --threads 2, --only chunk
+#   scripts/bench.sh                 both
+#   BENCH=overhead scripts/bench.sh [aloe_overhead flags…]   e.g. --quick, --only chunk
+#   BENCH=apps scripts/bench.sh [aloe bench flags…]          e.g. --quick, --matrix demo
 #
-# Results go to bench/results/overhead-YYYYMMDD/ unless --out is given. Measure on a quiet
-# machine: the script warns when the load average says other work is running.
-# Environment: BUILD_DIR (default build/release), the build `make build` makes.
+# Results go to bench/results/overhead-YYYYMMDD/ and bench/results/apps-YYYYMMDD-HHMMSS/
+# unless --out is given. Measure on a quiet machine: the script warns when the load average
+# says other work is running. Environment: BUILD_DIR (default build/release).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build=${BUILD_DIR:-build/release}
-bin=$build/bench/micro/aloe_overhead
-if [[ ! -x $bin ]]; then
-    echo "bench.sh: $bin is missing; build first (make build, or cmake --build $build)" >&2
-    exit 1
-fi
-
-out=(--out "bench/results/overhead-$(date +%Y%m%d)")
-for arg in "$@"; do
-    [[ $arg == --out ]] && out=()
+which=${BENCH:-all}
+case $which in overhead|apps|all) ;; *)
+    echo "bench.sh: BENCH='$which': expected overhead, apps or all" >&2; exit 2 ;;
+esac
+overhead=$build/bench/micro/aloe_overhead
+aloe=$build/tools/aloe/aloe
+for bin in "$overhead" "$aloe"; do
+    if [[ ! -x $bin ]]; then
+        echo "bench.sh: $bin is missing; build first (make build, or cmake --build $build)" >&2
+        exit 1
+    fi
 done
 
 load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
@@ -27,4 +33,13 @@ if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
     echo "bench.sh: load average $load: other work is running; the figures will be noisy" >&2
 fi
 
-exec "$bin" "${out[@]}" "$@"
+if [[ $which != apps ]]; then
+    out=(--out "bench/results/overhead-$(date +%Y%m%d)")
+    for arg in "$@"; do [[ $arg == --out ]] && out=(); done
+    args=("$@"); [[ $which == all ]] && args=()
+    "$overhead" "${out[@]}" "${args[@]}"
+fi
+if [[ $which != overhead ]]; then
+    args=("$@"); [[ $which == all ]] && args=(--matrix full)
+    "$aloe" bench "${args[@]}"
+fi

@@ -1,6 +1,7 @@
 #include "process_setup.hpp"
 
 #include "args.hpp"
+#include "runtime/cpu_mask.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -87,21 +88,11 @@ namespace {
 // mask would show one CPU.
 constexpr const char* cpus_variable = "ALOE_APPS_CPUS";
 
-std::vector<int> mask_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return {0};
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    return cpus;
-}
-
 }  // namespace
 
 std::vector<int> allowed_cpus() {
     const std::string carried = env_value(cpus_variable);
-    if (carried.empty()) return mask_cpus();
+    if (carried.empty()) return aloe::runtime::cpus_in_affinity_mask();
     std::vector<int> cpus;
     std::size_t start = 0;
     while (start < carried.size()) {
@@ -126,7 +117,7 @@ void ensure_environment(const std::vector<std::pair<std::string, std::string>>& 
             sched_setaffinity(0, sizeof all, &all);
         }
         std::string list;
-        for (const int c : mask_cpus()) list += (list.empty() ? "" : ",") + std::to_string(c);
+        for (const int c : aloe::runtime::cpus_in_affinity_mask()) list += (list.empty() ? "" : ",") + std::to_string(c);
         setenv(cpus_variable, list.c_str(), 1);
         changed = true;
     }

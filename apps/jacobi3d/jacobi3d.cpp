@@ -9,6 +9,7 @@
 // condition is a deterministic pattern in [1, 1.5), so every value stays in that range (no
 // subnormals) and every point's arithmetic is the same whichever thread sweeps its plane.
 #include "common/harness.hpp"
+#include "common/result_check.hpp"
 
 #include <cstdint>
 #include <string>
@@ -56,14 +57,6 @@ void sweep_serial(const grid_shape& g, const std::vector<double>& in, std::vecto
     for (std::int64_t k = 1; k < g.nz - 1; ++k) sweep_plane(g, in.data(), k, out.data() + k * g.plane());
 }
 
-/// Points whose bits differ between a and b (both of the same size).
-std::int64_t differing_points(const std::vector<double>& a, const std::vector<double>& b) {
-    std::int64_t n = 0;
-    for (std::size_t p = 0; p < a.size(); ++p)
-        if (a[p] != b[p]) ++n;
-    return n;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,13 +100,13 @@ int main(int argc, char** argv) {
                 sweep_serial(g, a, b);
                 std::swap(a, b);
             }
-            const std::int64_t n = differing_points(cur, a);
+            const std::int64_t n = aloe_apps::differing_values(cur, a);
             h.check(n == 0, "points that differ from a serial re-run of all " + std::to_string(sweeps) + " sweeps",
                     static_cast<double>(n), 0);
         } else {
             std::vector<double> again = next;  // its boundary, and the sweep fills the interior
             sweep_serial(g, next, again);
-            const std::int64_t n = differing_points(cur, again);
+            const std::int64_t n = aloe_apps::differing_values(cur, again);
             h.check(n == 0, "points that differ from a serial re-run of the last sweep", static_cast<double>(n), 0);
         }
     });

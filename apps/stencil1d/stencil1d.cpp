@@ -9,6 +9,7 @@
 // [1, 2), and with r <= 1/2 each new value is a convex combination of old ones, so values
 // stay near that range (never subnormal) and each point's arithmetic is the same on any thread.
 #include "common/harness.hpp"
+#include "common/result_check.hpp"
 
 #include <cstdint>
 #include <string>
@@ -41,14 +42,6 @@ double heat_point(const double* u, std::int64_t n, std::int64_t i, double r) noe
 void step_serial(const std::vector<double>& in, std::vector<double>& out, double r) {
     const auto n = static_cast<std::int64_t>(in.size());
     for (std::int64_t i = 0; i < n; ++i) out[i] = heat_point(in.data(), n, i, r);
-}
-
-/// Points whose bits differ between a and b (both of the same size).
-std::int64_t differing_points(const std::vector<double>& a, const std::vector<double>& b) {
-    std::int64_t n = 0;
-    for (std::size_t p = 0; p < a.size(); ++p)
-        if (a[p] != b[p]) ++n;
-    return n;
 }
 
 }  // namespace
@@ -91,12 +84,12 @@ int main(int argc, char** argv) {
                 step_serial(a, again, r);
                 std::swap(a, again);
             }
-            const std::int64_t d = differing_points(cur, a);
+            const std::int64_t d = aloe_apps::differing_values(cur, a);
             h.check(d == 0, "points that differ from a serial re-run of all " + std::to_string(steps) + " steps",
                     static_cast<double>(d), 0);
         } else {
             step_serial(next, again, r);
-            const std::int64_t d = differing_points(cur, again);
+            const std::int64_t d = aloe_apps::differing_values(cur, again);
             h.check(d == 0, "points that differ from a serial re-run of the last step", static_cast<double>(d), 0);
         }
     });

@@ -79,7 +79,10 @@ def test_runner_runs_serial_calibration_and_interleaved_reps(apps_dir, tmp_path,
     assert out.ok and not out.problems
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     roles = [e["role"] for e in out.entries]
-    assert roles == ["serial", "calibration"] + ["timed"] * 8
+    # rep 0: the reference serial run, the calibration, 4 timed runs; rep 1: a serial run
+    # (the ideal gets repetitions too), then 4 timed runs.
+    assert roles == ["serial", "calibration"] + ["timed"] * 4 + ["serial"] + ["timed"] * 4
+    assert [e["rep"] for e in out.entries if e["role"] == "serial"] == [0, 1]
     assert "serial" in calls[0] and "--timeline" not in sum(calls, [])
     # calibration: libgomp static, quiet median 10 ms / 2 threads = 5 ms; δ = 0.2 × 5 ms
     cal = out.entries[1]
@@ -88,7 +91,7 @@ def test_runner_runs_serial_calibration_and_interleaved_reps(apps_dir, tmp_path,
     injected = [e for e in out.entries if e["noise"] == "inject-p0.2-f0.2"]
     assert all(e["noise_flags"] == ["--noise-p", "0.2", "--noise-us", "1000"] for e in injected)
     lines = (tmp_path / "runs.jsonl").read_text().splitlines()
-    assert len(lines) == 10 and json.loads(lines[1])["quiet_step_s"] == pytest.approx(0.005)
+    assert len(lines) == 11 and json.loads(lines[1])["quiet_step_s"] == pytest.approx(0.005)
 
 
 @pytest.mark.parametrize("variable, words", [
@@ -104,7 +107,8 @@ def test_failures_are_recorded_and_the_rest_goes_on(apps_dir, tmp_path, monkeypa
     bad = [e for e in out.entries if not e["valid"]]
     assert not out.ok and len(bad) == 3 and len(out.problems) == 3
     assert all(e["schedule"] == "guided" and any(words in x for x in e["errors"]) for e in bad)
-    assert sum(e["valid"] for e in out.entries) == 1 + 6  # serial + the other two runs × 3
+    # 3 serial runs (one per rep) + the other two runs × 3 reps
+    assert sum(e["valid"] for e in out.entries) == 3 + 6
     assert "*** FAILED spmv none libgomp:guided" in capsys.readouterr().err
 
 
@@ -119,8 +123,9 @@ def test_a_failed_serial_run_skips_its_workload(apps_dir, tmp_path, monkeypatch)
 def test_progress_line(apps_dir, tmp_path, capsys):
     runner.Runner(apps_dir, tmp_path / "runs.jsonl").execute(_matrix(["libgomp:guided"], reps=2))
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("[1/3] spmv none serial:serial t=1 reference  elapsed 0m00s eta ?")
-    assert err[2].startswith("[3/3] spmv none libgomp:guided t=2 rep 2/2  elapsed ")
+    assert err[0].startswith("[1/4] spmv none serial:serial t=1 reference  elapsed 0m00s eta ?")
+    assert err[2].startswith("[3/4] spmv none serial:serial t=1 rep 2/2  elapsed ")
+    assert err[3].startswith("[4/4] spmv none libgomp:guided t=2 rep 2/2  elapsed ")
 
 
 def test_timelines_run_after_the_timed_runs(apps_dir, tmp_path, monkeypatch):

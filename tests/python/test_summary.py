@@ -92,3 +92,13 @@ def test_a_tie_is_called_a_tie():
                  median_s=1.0, spread=0.01)]
     assert "tie" in summary.verdict(rows)
     assert "no successful aloe run" in summary.verdict(rows[1:])
+
+
+def test_serial_time_is_the_median_of_its_repetitions(entries):
+    # Two more serial runs (one per rep): the ideal uses their median, 6.0, not the first.
+    more = entries + [_entry("serial:serial", 6.0, role="serial"),
+                      _entry("serial:serial", 5.0, role="serial"),
+                      _entry("serial:serial", 0, role="serial", valid=False)]
+    rows = {summary.label(r): r for r in summary.summarize(more)}
+    assert rows["libgomp:static"]["serial_s"] == 6.0
+    assert rows["libgomp:static"]["efficiency"] == pytest.approx(6.0 / (2 * 3.0))

@@ -25,8 +25,10 @@ int info_command(arguments args);
 /// the machine's own noise, FWQ and FTQ, every allowed CPU.
 int noise_command(arguments args);
 
-/// `aloe bench ...` and `aloe report DIR`: the benchmark harness (Python, bench/harness).
+/// `aloe bench ...`, `aloe report DIR`, `aloe compare A B`: the benchmark harness (Python,
+/// bench/harness).
 int bench_command(arguments args);
 int report_command(arguments args);
+int compare_command(arguments args);
 
 }  // namespace aloe::cli

@@ -1,4 +1,4 @@
-// `aloe bench` and `aloe report`: the harness itself is Python (bench/harness/aloe_harness);
+// `aloe bench`, `aloe report` and `aloe compare`: the harness itself is Python (bench/harness/aloe_harness);
 // these commands find it, the workload programs and an interpreter with numpy and matplotlib,
 // and hand over with exec, so the harness's exit status is the command's.
 //
@@ -90,5 +90,6 @@ int hand_over(std::string_view subcommand, arguments args) {
 
 int bench_command(arguments args) { return hand_over("bench", args); }
 int report_command(arguments args) { return hand_over("report", args); }
+int compare_command(arguments args) { return hand_over("compare", args); }
 
 }  // namespace aloe::cli

@@ -27,6 +27,7 @@ constexpr subcommand subcommands[] = {
     {"noise", "measure this machine's own noise (fixed-work and fixed-time quanta)", noise_command},
     {"bench", "run workloads on aloe and its peers, interleaved; CSV, Markdown, plots", bench_command},
     {"report", "turn a results folder into one HTML page with plots and tables", report_command},
+    {"compare", "do two results folders of the same matrix agree within their spreads?", compare_command},
 };
 
 void print_usage(std::ostream& out) {

@@ -3,6 +3,7 @@
 // meets the noise). The benchmark harness records its JSON beside every result.
 #include "commands.hpp"
 
+#include "runtime/cpu_mask.hpp"
 #include "runtime/json_text.hpp"
 #include "runtime/noise_probe.hpp"
 
@@ -49,16 +50,6 @@ void print_help() {
 bool parse_positive(std::string_view text, double& out) {
     const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
     return ec == std::errc() && p == text.data() + text.size() && out > 0;
-}
-
-std::vector<int> allowed_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return {0};
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    return cpus;
 }
 
 // One CPU's measurement, on a thread pinned there.
@@ -149,7 +140,7 @@ int noise_command(arguments args) {
             return usage_error("noise: unknown option '" + std::string(a) + "'", "noise");
         }
     }
-    const std::vector<int> cpus = allowed_cpus();
+    const std::vector<int> cpus = rt::cpus_in_affinity_mask();
     std::vector<std::vector<rt::noise_summary>> per_cpu(cpus.size());
     if (o.one_at_a_time) {
         for (std::size_t i = 0; i < cpus.size(); ++i) {

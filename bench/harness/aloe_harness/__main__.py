@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from . import matrix as mx
-from . import plots, provenance, report, summary, sweep
+from . import compare, plots, provenance, report, summary, sweep
 from .runner import Runner
 
 REPO = provenance.REPO_ROOT
@@ -54,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="after the timed runs, one --timeline run per selected config")
     b.add_argument("--plots", action=argparse.BooleanOptionalAction, default=True,
                    help="write plots/*.png (default: yes)")
+    c = sub.add_parser("compare", help="do two results folders agree within their spreads?")
+    c.add_argument("a", help="first results folder")
+    c.add_argument("b", help="second results folder (the same matrix, run again)")
+    c.add_argument("--out", help="also write the Markdown report to this file")
     r = sub.add_parser("report", help="write DIR/report.html from a results folder")
     r.add_argument("dir", help="results folder written by bench")
     r.add_argument("--plots", action=argparse.BooleanOptionalAction, default=False,
@@ -190,6 +194,12 @@ def report_command(a: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     a = _parser().parse_args(argv)
+    if a.command == "compare":
+        try:
+            return compare.run(Path(a.a), Path(a.b), Path(a.out) if a.out else None)
+        except FileNotFoundError as e:
+            print(f"aloe_harness: {e}", file=sys.stderr)
+            return EXIT_USAGE
     return bench(a, argv) if a.command == "bench" else report_command(a)
 
 

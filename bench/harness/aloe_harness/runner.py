@@ -1,12 +1,14 @@
 """Runs a matrix: one subprocess per run, interleaved, every record validated.
 
 Order (DESIGN.md "Measuring": compare interleaved, so drift hits every config equally):
-  1. one `--runtime serial` run per workload: the ideal (serial time / threads) and the
-     checksum every other run must reproduce bit for bit;
+  1. one `--runtime serial` run per workload: the checksum every other run must reproduce
+     bit for bit (and the first serial time);
   2. one quiet `libgomp:static` calibration run per workload and thread count that an
      `inject:…,frac=F` regime needs (δ = F × its median step time);
-  3. the timed runs: for rep in range(reps), the groups (workload, regime, threads) in an
-     order rotated by rep, and inside each group its runs rotated by rep (A B C, B C A, …);
+  3. the timed runs: for rep in range(reps), one quiet serial run per workload (the ideal is
+     the median serial time / threads, so it gets repetitions like everything else), then the
+     groups (workload, regime, threads) in an order rotated by rep, and inside each group its
+     runs rotated by rep (A B C, B C A, …);
   4. with timelines, one extra `--timeline` run per selected config (timed runs never carry
      --timeline, so they carry no instrumentation).
 Every run is appended to runs.jsonl as it finishes. A failed run is recorded, printed loudly
@@ -154,7 +156,10 @@ class Runner:
         calibrate = sorted({(w.name, t) for w in m.workloads for t in m.threads
                             if any(r.needs_calibration for r in m.noise)})
         order = interleave(configs(m), m.reps)
-        self._total = len(m.workloads) + len(calibrate) + len(order)
+        self._first_of_rep = {}
+        for rep, c in order:
+            self._first_of_rep.setdefault(rep, c)
+        self._total = len(m.workloads) * m.reps + len(calibrate) + len(order)
         try:
             reference = {w.name: self._serial(w) for w in m.workloads}
             quiet = {}
@@ -168,6 +173,11 @@ class Runner:
                         quiet[w.name, t] = self._calibrate(w, t, m.noise, reference[w.name])
             skipped = set()
             for rep, c in order:
+                if rep > 0 and c is self._first_of_rep.get(rep):
+                    for w in m.workloads:  # this rep's serial runs (rep 0's is the reference)
+                        if reference[w.name] is not None:
+                            self._one("serial", Config(w, QUIET, SERIAL, 1), [], reference[w.name],
+                                      rep, m.reps)
                 flags = self._noise_flags(c, quiet, skipped)
                 if reference[c.workload.name] is None or flags is None:
                     self._total -= 1
@@ -219,8 +229,8 @@ class Runner:
 
     def _one(self, role: str, c: Config, noise_flags: list[str], reference_bits: str | None,
              rep: int, reps: int, timeline: bool = False) -> dict:
-        what = {"serial": "reference", "calibration": "calibration",
-                "timeline": "timeline"}.get(role, f"rep {rep + 1}/{reps}")
+        what = {"calibration": "calibration", "timeline": "timeline"}.get(
+            role, "reference" if role == "serial" and rep == 0 else f"rep {rep + 1}/{reps}")
         self._report(f"{c.workload.name} {c.regime.name} {c.run.label} t={c.threads} {what}")
         argv = app_command(self.apps_dir, c.workload, c.run, c.threads, noise_flags, timeline)
         started = time.monotonic()

@@ -6,7 +6,8 @@ Per (workload, noise, runtime, schedule, threads) over the valid timed repetitio
   median_step_s        median of all its timesteps pooled
   ratio_to_best_peer   median_s / the lowest median among the peer runtimes (libgomp, libomp,
                        tbb) in the same workload, noise and threads
-  efficiency           serial_s / (threads × median_s): 1 is the ideal (serial time / threads)
+  efficiency           serial_s / (threads × median_s): 1 is the ideal (serial time / threads);
+                       serial_s is the median of the workload's serial runs (one per rep)
 Summary tables quote ratios; absolute times appear only in the CSV.
 """
 from __future__ import annotations
@@ -37,8 +38,11 @@ def group_key(row: dict) -> tuple:
 
 def summarize(entries: list[dict]) -> list[dict]:
     """One row per timed config, grouped and sorted by median within each group."""
-    serial = {e["workload"]: e["record"]["total_s"] for e in entries
-              if e["role"] == "serial" and e["valid"]}
+    serial_runs: dict[str, list[float]] = {}
+    for e in entries:
+        if e["role"] == "serial" and e["valid"]:
+            serial_runs.setdefault(e["workload"], []).append(e["record"]["total_s"])
+    serial = {w: statistics.median(ts) for w, ts in serial_runs.items()}
     configs: dict[tuple, list[dict]] = {}
     for e in entries:
         if e["role"] == "timed":
