@@ -102,3 +102,11 @@ def test_serial_time_is_the_median_of_its_repetitions(entries):
     rows = {summary.label(r): r for r in summary.summarize(more)}
     assert rows["libgomp:static"]["serial_s"] == 6.0
     assert rows["libgomp:static"]["efficiency"] == pytest.approx(6.0 / (2 * 3.0))
+
+
+def test_headline_names_best_runs_and_ratio(entries):
+    lines = summary.headline(summary.summarize(entries))
+    assert lines[0].startswith("| workload | noise | best peer | best aloe |")
+    # best peer guided 2.0, best aloe hybrid 1.7 (spreads 5.9% and 0: not a tie),
+    # libgomp static 3.0 / 2.0
+    assert lines[2] == "| spmv | none | libgomp:guided | aloe:hybrid,fs=0.8 | 0.850 | 1.500 |"

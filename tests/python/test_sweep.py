@@ -32,6 +32,23 @@ def test_sweep_rows_mark_the_minimum_of_each_kind():
     assert best == {("hybrid", 0.5), ("staggered", 1.0)}
 
 
+def test_sweep_keeps_a_chunk_and_leaves_the_workloads_own_runs_out():
+    m = mx.from_dict({
+        "reps": 1, "threads": [2], "noise": ["none"], "runs": ["libgomp:static"],
+        "workloads": {"barnes-hut": {"runs": ["libgomp:dynamic,8", "aloe:dynamic,chunk=8"]}},
+        "sweep": {"fs": [0.0, 1.0], "schedules": ["hybrid,chunk=8"], "peers": ["libgomp:guided"]}})
+    s = sweep.sweep_matrix(m, workload="barnes-hut", noise=["none"])
+    assert [r.label for r in mx.runs_for(s, s.workloads[0])] == [
+        "aloe:hybrid,chunk=8,fs=0", "libgomp:guided", "aloe:hybrid,chunk=8,fs=1"]
+
+    def row(schedule, median):
+        return dict(workload="w", noise="none", threads=2, runtime="aloe", schedule=schedule,
+                    median_s=median, reps=3, spread=0.0, ratio_to_best_peer=None, efficiency=None)
+    rows = sweep.sweep_rows([row("hybrid,chunk=8,fs=0", 2.0), row("hybrid,fs=0.5,chunk=8", 1.0)])
+    assert {(r["kind"], r["fs"], r["best"]) for r in rows} == {
+        ("hybrid,chunk=8", 0.0, ""), ("hybrid,chunk=8", 0.5, "best")}
+
+
 def test_sweep_end_to_end_marks_the_best_fs(bench):
     status, out = bench("--sweep", "fs", "--workload", "jacobi3d", "--noise", "none",
                         "--reps", "1")

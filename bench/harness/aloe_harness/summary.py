@@ -155,6 +155,25 @@ def verdict(group: list[dict]) -> str:
             f"{_fmt(p['spread'], '{:.1%}')}{tie})")
 
 
+def headline(rows: list[dict]) -> list[str]:
+    """One line per group: best peer, best aloe, their ratio and whether it is a tie, and how
+    far the static schedule of each side is from its best (what noise and imbalance cost)."""
+    out = ["| workload | noise | best peer | best aloe | aloe / peer | static / best peer |",
+           "|---|---|---|---|---|---|"]
+    for key in dict.fromkeys(group_key(r) for r in rows):
+        group = [r for r in rows if group_key(r) == key]
+        a, p = best(group, peer=False), best(group, peer=True)
+        if not a or not p:
+            continue
+        ratio = a["median_s"] / p["median_s"]
+        tie = abs(1 - ratio) <= max(a["spread"] or 0, p["spread"] or 0)
+        static = next((r for r in group if label(r) == "libgomp:static" and r["median_s"]), None)
+        out.append(f"| {key[0]} | {key[1]} | {label(p)} | {label(a)} | {ratio:.3f}"
+                   f"{' (tie)' if tie else ''} | "
+                   f"{_fmt(static and static['median_s'] / p['median_s'], '{:.3f}')} |")
+    return out
+
+
 def repeatability(rows: list[dict], noise_before=None, noise_after=None) -> list[str]:
     """Lines comparing the configs' spreads with the machine's measured noise."""
     spreads = sorted(((r["spread"], r) for r in rows if r["spread"] is not None),
@@ -190,6 +209,9 @@ def write_markdown(path: Path, rows: list[dict], *, description: str = "",
               "results.csv.", ""]
     if problems:
         lines += [f"## FAILURES ({len(problems)})", ""] + [f"- {p}" for p in problems] + [""]
+    lines += ["## Headline", "", "Per workload and regime: the best peer run, the best aloe run, "
+              "their ratio (below 1: aloe faster; a tie when inside both runs' spreads), and "
+              "libgomp `static` against the best peer.", ""] + headline(rows) + [""]
     for t in tables(rows):
         lines += [f"## {t.title}", "", "| " + " | ".join(t.header) + " |",
                   "|" + "---|" * len(t.header)]

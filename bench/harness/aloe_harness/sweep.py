@@ -49,6 +49,8 @@ def sweep_matrix(m: Matrix, *, workload: str, noise: list[str] | None,
     runs = _spread([f"aloe:{k},fs={v:g}" for v in values for k in kinds],
                    peers if peers is not None else settings.get("peers", DEFAULT_PEERS))
     out = mx.apply_overrides(m, workloads=[workload], runs=runs, noise=noise)
+    # The sweep is exactly its own runs: the workload's extra runs of the matrix stay out.
+    out.workloads = [dataclasses.replace(w, runs=()) for w in out.workloads]
     return dataclasses.replace(out, timeline_runs=None,
                                description=f"fs sweep: {workload}, noise {out.noise[0].name}")
 
@@ -73,7 +75,8 @@ def sweep_rows(rows: list[dict]) -> list[dict]:
     out = []
     for r in rows:
         fs = fs_of(r["schedule"]) if r["runtime"] == "aloe" else None
-        kind = r["schedule"].split(",")[0] if fs is not None else "peer"
+        # The schedule without its fs: "hybrid", or "hybrid,chunk=8" for a chunked sweep.
+        kind = _FS.sub(",", r["schedule"]).strip(",") if fs is not None else "peer"
         out.append(r | {"kind": kind, "fs": fs, "best": ""})
     for key in dict.fromkeys((r["workload"], r["noise"], r["threads"], r["kind"]) for r in out):
         if key[3] == "peer":
