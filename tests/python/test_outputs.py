@@ -95,3 +95,16 @@ def test_ctrl_c_writes_what_was_gathered(bench):
     assert (out / "summary.md").exists() and (out / "report.html").exists()
     assert "INTERRUPTED (Ctrl-C) after 7 runs" in (out / "problems.txt").read_text()
     assert "interrupted" in json.loads((out / "noise-after.json").read_text())["error"]
+
+
+def test_report_reads_a_gzipped_runs_file(timeline_results, tmp_path):
+    import gzip
+    import shutil
+    folder = tmp_path / "committed"
+    shutil.copytree(timeline_results, folder)
+    raw = (folder / "runs.jsonl").read_bytes()
+    (folder / "runs.jsonl.gz").write_bytes(gzip.compress(raw))
+    (folder / "runs.jsonl").unlink()
+    assert report.read_entries(folder) == report.read_entries(timeline_results)
+    assert main(["report", str(folder)]) == 0
+    assert "runs.jsonl.gz" in (folder / "report.html").read_text()

@@ -120,7 +120,7 @@ def bench(a: argparse.Namespace, argv: list[str]) -> int:
         print(f"aloe_harness: missing workload program(s): {', '.join(missing)} "
               "(build them first, or pass --apps-dir)", file=sys.stderr)
         return EXIT_USAGE
-    if (out / "runs.jsonl").exists():
+    if report.runs_file(out) is not None:
         print(f"aloe_harness: {out} already holds results (runs.jsonl); choose another --out",
               file=sys.stderr)
         return EXIT_USAGE
@@ -179,7 +179,7 @@ def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], be
 
 def report_command(a: argparse.Namespace) -> int:
     folder = Path(a.dir)
-    if not (folder / "runs.jsonl").exists():
+    if report.runs_file(folder) is None:
         print(f"aloe_harness: {folder} has no runs.jsonl: not a results folder", file=sys.stderr)
         return EXIT_USAGE
     if a.plots:

@@ -6,6 +6,7 @@ failures, the summary tables and the plots. The PNGs are linked, everything else
 """
 from __future__ import annotations
 
+import gzip
 import html
 import json
 from pathlib import Path
@@ -28,11 +29,20 @@ _PLOT_KINDS = [("hist", "Timestep histograms"), ("bars", "Median time per run an
                ("sweep", "fs sweep"), ("timeline", "Per-thread timelines")]
 
 
+def runs_file(folder: Path) -> Path | None:
+    """runs.jsonl, or runs.jsonl.gz (how committed results keep it small); None if neither."""
+    for name in ("runs.jsonl", "runs.jsonl.gz"):
+        if (folder / name).exists():
+            return folder / name
+    return None
+
+
 def read_entries(folder: Path) -> list[dict]:
-    path = folder / "runs.jsonl"
-    if not path.exists():
+    path = runs_file(folder)
+    if path is None:
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def _json(path: Path) -> dict | None:
@@ -89,7 +99,7 @@ def write(folder: str | Path) -> Path:
     out += [f"<li>{e(x)}</li>" for x in summary.repeatability(rows, before, after)] + ["</ul>"]
     out += _plots(folder)
     out += ["<h2>Files</h2><ul>"] + [f"<li><a href='{n}'>{n}</a></li>" for n in (
-        "results.csv", "summary.md", "runs.jsonl", "machine.json", "command.txt")
+        "results.csv", "summary.md", "runs.jsonl", "runs.jsonl.gz", "machine.json", "command.txt")
         if (folder / n).exists()] + ["</ul></body></html>"]
     path = folder / "report.html"
     path.write_text("\n".join(out) + "\n")
