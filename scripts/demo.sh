@@ -10,8 +10,9 @@ rm -rf "$out"
 echo "== aloe vs libgomp, libomp and oneTBB: bench/matrices/demo.toml =="
 build/release/tools/aloe/aloe bench --matrix bench/matrices/demo.toml --out "$out" "$@"
 echo
-cat "$out/summary.md"
-echo
+# The headline table; every run's table is in summary.md.
+awk '/^## Headline/ { on = 1 } on && /^## / && !/Headline/ { exit } on' "$out/summary.md"
+echo "Every run, per workload and regime: $out/summary.md"
 echo "Plots:  $out/plots/*.png"
 echo "Report: $out/report.html (open it in a browser; 'aloe report $out' rebuilds it)"
-echo "More:   make bench (overheads), aloe bench --matrix bench/matrices/full.toml, examples/ (API)"
+echo "More:   make bench (overheads, then the full matrix: ~45 min), docs/benchmarking.md, examples/ (API)"
