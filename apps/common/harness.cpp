@@ -165,6 +165,8 @@ void harness::start() {
     noise_opts_.length_us = flags_.real("--noise-us", 0, "how long the CPU is taken, microseconds");
     noise_core_text_ = flags_.text("--noise-core", "random", "which thread's CPU the noise takes: random or an index");
     noise_opts_.seed = static_cast<std::uint64_t>(flags_.integer("--noise-seed", 1, "seed of the noise draws"));
+    noise_opts_.delay_us =
+        flags_.real("--noise-delay-us", noise_opts_.delay_us, "when in the step the event starts, microseconds");
     const std::string background = flags_.text("--background", "", "CPU:DUTY[:PERIOD_US] load from a child process");
     timeline_ = flags_.present("--timeline", "record each thread's busy time per loop");
     const std::string check = flags_.text("--check", "quick", "quick or full (also a whole serial re-run)");
@@ -313,8 +315,9 @@ void harness::run_steps(const std::function<void(int)>& step) {
         const bool timed = s >= warmup_;
         if (timed && s == warmup_) run_start_ns_ = now_ns();
         current_step_ = timed ? s - warmup_ : -1;
-        if (timed && noise_) noise_->at_step_start();
+        // The clock starts first: an event is part of the step it disturbs.
         const std::int64_t t0 = now_ns();
+        if (timed && noise_) noise_->at_step_start();
         step(s);
         const std::int64_t t1 = now_ns();
         if (timed) step_s_.push_back(seconds(t1 - t0));
@@ -372,6 +375,7 @@ int harness::finish() {
     j.key("noise").begin_object();
     j.key("p").value(noise_ ? noise_opts_.probability : 0.0).key("us").value(noise_ ? noise_opts_.length_us : 0.0);
     j.key("core").value(noise_core_text_).key("seed").value(static_cast<std::int64_t>(noise_opts_.seed));
+    j.key("delay_us").value(noise_opts_.delay_us);
     j.key("priority");
     if (noise_) j.value(noise_->priority()); else j.null();
     j.key("events").value(noise_ ? noise_->events() : std::int64_t{0}).key("injected_s").value(injected);

@@ -27,6 +27,8 @@ noise_injector::noise_injector(const noise_options& options, const std::vector<i
         throw std::invalid_argument("--noise-p must be in [0, 1]");
     if (!(options.length_us > 0 && options.length_us <= 1e6))
         throw std::invalid_argument("--noise-us must be in (0, 1000000]");
+    if (!(options.delay_us >= 0 && options.delay_us <= 1e6))
+        throw std::invalid_argument("--noise-delay-us must be in [0, 1000000]");
     if (options.fixed_cpu >= static_cast<int>(cpus.size()))
         throw std::invalid_argument("--noise-core " + std::to_string(options.fixed_cpu) + " is not a thread of the team (0.." +
                                     std::to_string(cpus.size() - 1) + ")");
@@ -69,6 +71,9 @@ noise_injector::~noise_injector() {
 
 void noise_injector::spin(injector& inj) {
     using clock = std::chrono::steady_clock;
+    // Sleep through the delay: the CPU stays with the worker until the event starts.
+    if (options_.delay_us > 0)
+        std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<std::int64_t>(options_.delay_us * 1e3)));
     const auto start = clock::now();
     const auto until = start + std::chrono::nanoseconds(static_cast<std::int64_t>(options_.length_us * 1e3));
     auto now = start;

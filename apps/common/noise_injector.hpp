@@ -1,5 +1,5 @@
-// Seeded OS-noise injection: at the start of each timed step, with probability p, one CPU of
-// the team is taken for δ by an injector thread pinned there. Injectors run SCHED_FIFO when
+// Seeded OS-noise injection: in each timed step, with probability p, one CPU of the team is
+// taken for δ (starting a fixed delay after the step starts) by an injector thread pinned there. Injectors run SCHED_FIFO when
 // the process may (then the worker on that CPU stops for the whole δ, like a kernel daemon or
 // an interrupt storm); otherwise at normal priority, where the kernel shares the CPU and a
 // worker loses about half of δ — the record says which one happened.
@@ -21,6 +21,10 @@ struct noise_options {
     double length_us = 0;     // δ, in (0, 1e6]
     int fixed_cpu = -1;       // index into the team's CPUs; -1 draws one per event
     std::uint64_t seed = 1;
+    // How long after the step starts the CPU is taken, in [0, 1e6]. Not 0: an injector
+    // taking the main thread's CPU at once would stop it before it starts the loop, which
+    // delays every thread alike and is not the noise a schedule can absorb.
+    double delay_us = 100;
 };
 
 class noise_injector {

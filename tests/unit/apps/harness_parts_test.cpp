@@ -80,7 +80,7 @@ std::vector<int> expected_events(double p, std::uint64_t seed, int steps, std::s
 TEST(AppsNoise, DrawsAreSeededAndMatchTheDocumentedStream) {
     const std::vector<int> cpus{0, 0};  // two injectors, both on CPU 0: fine for counting
     for (const std::uint64_t seed : {1u, 7u, 12345u}) {
-        noise_injector inj({0.3, 1.0, -1, seed}, cpus);
+        noise_injector inj({0.3, 1.0, -1, seed, 5.0}, cpus);
         for (int s = 0; s < 200; ++s) inj.at_step_start();
         const auto expected = expected_events(0.3, seed, 200, cpus.size());
         EXPECT_EQ(inj.events(), static_cast<std::int64_t>(expected.size())) << "seed " << seed;
@@ -105,6 +105,8 @@ TEST(AppsNoise, BadOptionsAreRejected) {
     EXPECT_THROW(noise_injector({0.5, 0.0, -1, 1}, {0}), std::invalid_argument);
     EXPECT_THROW(noise_injector({0.5, 2e6, -1, 1}, {0}), std::invalid_argument);
     EXPECT_THROW(noise_injector({0.5, 10.0, 2, 1}, {0, 1}), std::invalid_argument);
+    EXPECT_THROW(noise_injector({0.5, 10.0, -1, 1, -1.0}, {0}), std::invalid_argument);
+    EXPECT_THROW(noise_injector({0.5, 10.0, -1, 1, 2e6}, {0}), std::invalid_argument);
 }
 
 TEST(AppsJson, WriterPlacesCommasAndEscapes) {
