@@ -1,19 +1,12 @@
 #include "adapt/local_search_tuner.hpp"
 
+#include "adapt/median.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 namespace aloe::adapt {
-namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
 
 local_search_tuner::local_search_tuner(double start, const local_search_options& options) : options_(options) {
     if (!(options.high > options.low)) throw std::invalid_argument("local_search_tuner: high must exceed low");
