@@ -276,8 +276,6 @@ void harness::param(std::string_view key, std::string_view value) {
 
 harness::site_state& harness::site(const char* name) {
     for (site_state& s : sites_)
-        if (s.name == name) return s;
-    for (site_state& s : sites_)
         if (std::string_view(s.name) == name) return s;
     if (!started_) throw std::logic_error("harness::parallel_for before start()");
     site_state& s = sites_.emplace_back();

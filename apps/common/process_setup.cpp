@@ -1,9 +1,7 @@
 #include "process_setup.hpp"
 
-#include "args.hpp"
 #include "runtime/cpu_mask.hpp"
 
-#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -69,6 +67,15 @@ std::string libomp_shim_dir() {
     const fs::path dir = fs::path(tmp) / ("aloe-libomp-shim-" + std::to_string(getuid()));
     std::error_code ec;
     fs::create_directories(dir, ec);
+    // The loader will map whatever this folder holds: it must be ours and writable by no one
+    // else, or another user could put their own libgomp.so.1 in front of the program.
+    struct stat st {};
+    if (lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && (st.st_mode & 077) != 0) {
+        chmod(dir.c_str(), 0700);  // made under a permissive umask: close it (re-checked below)
+    }
+    if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 022) != 0)
+        throw std::runtime_error("--runtime libomp: '" + dir.string() +
+                                 "' is not a folder owned by this user and closed to others; remove it or set TMPDIR");
     const fs::path link = dir / "libgomp.so.1";
     if (fs::read_symlink(link, ec) != fs::path(target)) {
         const fs::path temp = dir / ("libgomp.so.1.tmp" + std::to_string(getpid()));

@@ -74,6 +74,19 @@ def interleave(cfgs: list[Config], reps: int) -> list[tuple[int, Config]]:
             for c in _rotate(groups[g], rep)]
 
 
+def with_serial_runs(order: list[tuple[int, Config]],
+                     workloads: list[Workload]) -> list[tuple[int, Config]]:
+    """`order` with one quiet serial run per workload at the start of every rep after the
+    first (rep 0's serial run is the reference, made before everything else)."""
+    out, seen = [], set()
+    for rep, c in order:
+        if rep > 0 and rep not in seen:
+            out += [(rep, Config(w, QUIET, SERIAL, 1)) for w in workloads]
+        seen.add(rep)
+        out.append((rep, c))
+    return out
+
+
 def _rotate(items: list, n: int) -> list:
     n %= max(len(items), 1)
     return items[n:] + items[:n]
@@ -155,11 +168,8 @@ class Runner:
         self.timeout_s = m.run_timeout_s
         calibrate = sorted({(w.name, t) for w in m.workloads for t in m.threads
                             if any(r.needs_calibration for r in m.noise)})
-        order = interleave(configs(m), m.reps)
-        self._first_of_rep = {}
-        for rep, c in order:
-            self._first_of_rep.setdefault(rep, c)
-        self._total = len(m.workloads) * m.reps + len(calibrate) + len(order)
+        order = with_serial_runs(interleave(configs(m), m.reps), m.workloads)
+        self._total = len(m.workloads) + len(calibrate) + len(order)
         try:
             reference = {w.name: self._serial(w) for w in m.workloads}
             quiet = {}
@@ -173,16 +183,12 @@ class Runner:
                         quiet[w.name, t] = self._calibrate(w, t, m.noise, reference[w.name])
             skipped = set()
             for rep, c in order:
-                if rep > 0 and c is self._first_of_rep.get(rep):
-                    for w in m.workloads:  # this rep's serial runs (rep 0's is the reference)
-                        if reference[w.name] is not None:
-                            self._one("serial", Config(w, QUIET, SERIAL, 1), [], reference[w.name],
-                                      rep, m.reps)
-                flags = self._noise_flags(c, quiet, skipped)
-                if reference[c.workload.name] is None or flags is None:
+                bits = reference[c.workload.name]
+                flags = [] if c.run is SERIAL else self._noise_flags(c, quiet, skipped)
+                if bits is None or flags is None:
                     self._total -= 1
                     continue
-                self._one("timed", c, flags, reference[c.workload.name], rep, m.reps)
+                self._one("serial" if c.run is SERIAL else "timed", c, flags, bits, rep, m.reps)
             if timelines:
                 chosen = timeline_selection(m, summary.summarize(self.outcome.entries))
                 self._total += len(chosen)
