@@ -82,7 +82,7 @@ void busy_for_us(double us) {
 int main(int argc, char** argv) {
     const options o = parse(argc, argv);
     std::vector<std::string> schedules = {"static", "dynamic,chunk=4", "guided", "hybrid,fs=0.7,chunk=4",
-                                          "staggered,fs=0.7,chunk=4", "tasklets,n=64,fs=0.5,skew=4"};
+                                          "staggered,fs=0.7,chunk=4", "tasklets,n=64,fs=0.5,skew=4", "adaptive"};
     if (o.env_schedule) schedules = {aloe::schedule_from_environment().to_string()};
     std::vector<double> sink(static_cast<std::size_t>(o.iterations));
     std::printf("aloe %s, %d threads, %lld iterations x %d steps, noise p=%.2f delta=%.0f us\n", aloe::version(),

@@ -306,6 +306,22 @@ void harness::loop_finished(site_state& s) {
     if (timeline_loops_.size() < 20000) timeline_loops_.push_back(std::move(r));
 }
 
+void harness::write_tuning(json_writer& j) const {
+    // Each adaptive site's tuner: what it chose, why, and every invocation it saw (for the
+    // harness's convergence plots). Only aloe runs of an adaptive schedule have one.
+    if (runtime_ != runtime_kind::aloe) return;
+    bool any = false;
+    for (const site_state& s : sites_) {
+        const auto st = aloe::stats_of(*s.aloe_site);
+        if (!st || !st->tuning) continue;
+        if (!any) j.key("tuning").begin_array();
+        any = true;
+        const std::string object = aloe::tuning_json(*st->tuning);  // {"search": …}
+        j.raw("{\"site\": " + aloe::runtime::json_quote(s.name) + ", " + object.substr(1));
+    }
+    if (any) j.end_array();
+}
+
 void harness::run_steps(const std::function<void(int)>& step) {
     const int total = warmup_ + steps_;
     step_s_.reserve(static_cast<std::size_t>(steps_));
@@ -385,6 +401,7 @@ int harness::finish() {
         j.null();
     }
     j.end_object();
+    write_tuning(j);
     if (timeline_) {
         j.key("timeline").begin_array();
         for (const loop_record& r : timeline_loops_) {

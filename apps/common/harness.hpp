@@ -50,6 +50,8 @@
 
 namespace aloe_apps {
 
+class json_writer;
+
 enum class runtime_kind { aloe, libgomp, libomp, tbb, serial };
 
 /// An OpenMP schedule the workloads can select at run time (each is its own pragma).
@@ -134,6 +136,7 @@ private:
     site_state& site(const char* name);
     void loop_started();
     void loop_finished(site_state& s);
+    void write_tuning(json_writer& j) const;
     std::int64_t& finish_stamp(int thread) noexcept { return finish_ns_[static_cast<std::size_t>(thread) * 8]; }
     static std::int64_t now_ns() noexcept;
 

@@ -14,9 +14,19 @@
 /// | `staggered,fs=f[,chunk=c][,queue=atomic\|mutex]` | own queue after own static block, neighbour stealing |
 /// | `weighted[,fs=f][,chunk=c]`          | static shares proportional to measured thread speed |
 /// | `tasklets,n=k[,fs=f][,skew=r][,locality=0\|1]` | dynamic part cut into k tasklets, largest first when r>1 |
+/// | `adaptive[,search=local\|nlopt\|sweep][,chunk=c\|auto][,delay=optimistic\|pessimistic]` | tunes itself per loop site (below) |
 ///
 /// Defaults: chunk=1, fs=1 for weighted, fs=0 for tasklets, skew=1 (uniform), locality=1,
-/// queue=atomic. Parsing is strict: an unknown kind or key, a repeated key, or a value out
+/// queue=atomic; for adaptive search=local, chunk=auto, delay=optimistic.
+///
+/// `adaptive` measures each loop site (one static and one dynamic invocation, the team's
+/// dequeue cost, the machine's noise), sizes the dynamic fraction with Kale's model, then
+/// refines it online: `local` walks fs in ±0.05 steps, `nlopt` searches fs and the chunk
+/// together with a derivative-free optimiser, `sweep` tries every fs in 0.05 steps once
+/// (the thesis's "besf"). It runs `staggered` with the tuned fraction, with block sizes
+/// weighted by thread speed when a core is persistently slow, and plain `static` when the
+/// loop is balanced and quiet. After converging it watches for drift. What it chose and
+/// why is in the site's statistics (site_stats::tuning). Parsing is strict: an unknown kind or key, a repeated key, or a value out
 /// of range throws aloe::error naming the bad part.
 #pragma once
 
@@ -36,7 +46,16 @@ enum class schedule_kind : std::uint8_t {
     staggered,
     weighted,
     tasklets,
+    adaptive,
 };
+
+/// How `adaptive` searches (see the table above).
+enum class adaptive_search : std::uint8_t { local, nlopt, sweep };
+
+/// How `adaptive`'s model combines noise and the application's own imbalance into one delay:
+/// the larger of the two (optimistic) or their sum (pessimistic: noise hits the most loaded
+/// thread). Kale's thesis, ch. 6 (modelSched).
+enum class delay_model : std::uint8_t { optimistic, pessimistic };
 
 /// How a staggered queue is claimed: one atomic fetch-add (default), or a mutex per queue
 /// as in the Kale thesis (kept to measure the difference).
@@ -60,12 +79,14 @@ public:
     std::string to_string() const;
 
     schedule_kind kind() const noexcept { return kind_; }
-    std::int64_t chunk() const noexcept { return chunk_; }       ///< 0 for `static` blocks
+    std::int64_t chunk() const noexcept { return chunk_; }       ///< 0 for `static` blocks and adaptive's auto
     double static_fraction() const noexcept { return fs_; }      ///< fs in [0, 1]
     std::int64_t tasklet_count() const noexcept { return tasklets_; }
     double skew() const noexcept { return skew_; }               ///< largest/smallest tasklet
     bool locality() const noexcept { return locality_; }
     queue_claim claim() const noexcept { return claim_; }
+    adaptive_search search() const noexcept { return search_; }  ///< adaptive only
+    delay_model delay() const noexcept { return delay_; }        ///< adaptive only
 
     /// Builders for code that prefers values to strings; each validates like the parser.
     static schedule static_blocks();
@@ -76,6 +97,9 @@ public:
     static schedule staggered(double fs, std::int64_t chunk = 1, queue_claim claim = queue_claim::atomic);
     static schedule weighted(double fs = 1.0, std::int64_t chunk = 1);
     static schedule tasklets(std::int64_t count, double fs = 0.0, double skew = 1.0, bool locality = true);
+    /// chunk 0: chosen by the tuner.
+    static schedule adaptive(adaptive_search search = adaptive_search::local, std::int64_t chunk = 0,
+                             delay_model delay = delay_model::optimistic);
 
     friend bool operator==(const schedule&, const schedule&) = default;
 
@@ -87,6 +111,8 @@ private:
     double skew_ = 1.0;
     bool locality_ = true;
     queue_claim claim_ = queue_claim::atomic;
+    adaptive_search search_ = adaptive_search::local;
+    delay_model delay_ = delay_model::optimistic;
 };
 
 /// The schedule named by ALOE_SCHEDULE, or `static` when it is unset. A malformed value is

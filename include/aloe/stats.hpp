@@ -29,6 +29,32 @@ struct thread_loop_stats {
     std::uint64_t steals = 0;  ///< chunks taken from another thread's queue
 };
 
+/// One invocation of an adaptive site, as the tuner saw it.
+struct tuning_step {
+    std::string schedule;  ///< the concrete schedule run
+    double fs = 1;         ///< its static fraction (1 for static)
+    std::int64_t chunk = 0;
+    double seconds = 0;    ///< the loop's wall time, fork to join
+};
+
+/// What an `adaptive` site's tuner knows and chose (empty for other schedules).
+struct tuning_stats {
+    std::string search;  ///< "local", "nlopt" or "sweep"
+    std::string state;   ///< "probing", "searching" or "converged"
+    std::string chosen;  ///< the concrete schedule the site runs now
+    std::string reason;  ///< why: the model's guard, the search's verdict, the fallback taken
+    double model_fs = 1;          ///< the model's static fraction, 1 − fd
+    double delay_noise_s = 0;     ///< δ_noise: noise events (FWQ probe, static-part lateness)
+    double delay_app_s = 0;       ///< δ_app = t_static − t_dynamic − overhead
+    double dequeue_s = 0;         ///< q per chunk (start-up probe, refined from live loops)
+    double iteration_s = 0;       ///< t1 from the static parts
+    bool weighted = false;        ///< block sizes follow thread speed (a persistently slow core)
+    std::uint64_t trials = 0;     ///< invocations spent probing and searching
+    std::uint64_t searches = 0;   ///< 1 + times drift re-opened the search
+    std::int64_t converged_at = -1;  ///< invocation (1-based) of the first convergence; −1: not yet
+    std::vector<tuning_step> steps;  ///< the first 256 invocations
+};
+
 struct site_stats {
     std::string site;       ///< "file:line:column" or the explicit name
     std::string schedule;   ///< canonical string of the schedule last used
@@ -41,6 +67,7 @@ struct site_stats {
     double imbalance_mean = 0;  ///< mean of the per-run imbalance
     std::vector<thread_loop_stats> last;   ///< per thread, last run
     std::vector<thread_loop_stats> total;  ///< per thread, summed
+    std::optional<tuning_stats> tuning;    ///< adaptive sites only
 };
 
 /// Every site seen so far, in first-run order.
@@ -55,6 +82,9 @@ ALOE_API bool write_stats_json(const std::string& path, std::string* error_messa
 
 /// The same JSON as a string.
 ALOE_API std::string stats_json();
+
+/// One site's tuner state as a JSON object (the "tuning" member of stats_json's sites).
+ALOE_API std::string tuning_json(const tuning_stats& t);
 
 /// Forgets all site statistics and history (tuned weights, tasklet owners).
 ALOE_API void reset_site_history();

@@ -1,14 +1,13 @@
 #include "adapt/local_search_tuner.hpp"
 
-#include "adapt/median.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 namespace aloe::adapt {
 
-local_search_tuner::local_search_tuner(double start, const local_search_options& options) : options_(options) {
+local_search_tuner::local_search_tuner(double start, const local_search_options& options)
+    : options_(options), drift_(options.drift_patience, options.drift_threshold) {
     if (!(options.high > options.low)) throw std::invalid_argument("local_search_tuner: high must exceed low");
     if (!(options.step > 0 && options.step <= options.high - options.low))
         throw std::invalid_argument("local_search_tuner: step must be in (0, high - low]");
@@ -49,25 +48,22 @@ void local_search_tuner::try_next(int index, phase p) {
 
 void local_search_tuner::settle(std::string_view why) {
     state_ = tuner_state::converged;
+    drift_.reset();
     reason_ = why;
     samples_.clear();
 }
 
 void local_search_tuner::observe(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0) return;  // a broken timing is not evidence
-    samples_.push_back(seconds);
     if (state_ == tuner_state::converged) {
-        // Watch the chosen value: a lasting change either way means the regime moved.
-        if (static_cast<int>(samples_.size()) < options_.drift_patience) return;
-        const double now = median(samples_);
-        samples_.erase(samples_.begin());
-        if (std::abs(now / center_seconds_ - 1) > options_.drift_threshold) start_search();
+        if (drift_.observe(seconds)) start_search();
         return;
     }
+    samples_.push_back(seconds);
     if (static_cast<int>(samples_.size()) < options_.samples_per_trial) return;
     ++trials_;
     ++search_trials_;
-    judged(median(samples_));
+    judged(summarize(samples_, options_.statistic));
 }
 
 void local_search_tuner::judged(double t) {

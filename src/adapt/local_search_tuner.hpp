@@ -1,11 +1,15 @@
 // Online local search for one knob of one loop site (uSched in Kale's thesis, ch. 6: start
 // from the model's value, try ±step, walk while it helps). It is driven by the loop itself:
 // value_to_run() says what the next invocation should use, observe() takes how long that
-// invocation took. Each candidate gets several invocations and is judged by their median, a
-// move needs a clear gain (min_gain), so noise does not walk the knob around. Once converged
-// it watches the time at the chosen value and re-opens the search when the regime changes
-// (drift either way beyond drift_threshold for drift_patience invocations).
+// invocation took. Each candidate gets several invocations and is judged by their median (or
+// mean, see median.hpp), a move needs a clear gain (min_gain), so noise does not walk the
+// knob around. Once converged
+// it watches the time at the chosen value (drift_watch.hpp: least times of windows of
+// drift_patience invocations, ±drift_threshold) and re-opens the search when it changes.
 #pragma once
+
+#include "adapt/drift_watch.hpp"
+#include "adapt/median.hpp"
 
 #include <string_view>
 #include <vector>
@@ -15,7 +19,8 @@ namespace aloe::adapt {
 struct local_search_options {
     double step = 0.05;            ///< grid step (uSched's ±0.05)
     double low = 0, high = 1;      ///< the knob's range
-    int samples_per_trial = 3;     ///< invocations per candidate; their median judges it
+    int samples_per_trial = 3;     ///< invocations per candidate; their `statistic` judges it
+    sample_statistic statistic = sample_statistic::median;  ///< mean when infrequent noise matters
     double min_gain = 0.01;        ///< relative improvement a move must show
     double drift_threshold = 0.10; ///< relative change of the converged time that re-opens
     int drift_patience = 3;        ///< invocations the change must last (their median)
@@ -64,6 +69,7 @@ private:
     int trials_ = 0;
     int searches_ = 0;
     std::vector<double> samples_;
+    drift_watch drift_;
     std::string_view reason_ = "searching";
 };
 

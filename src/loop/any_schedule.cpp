@@ -18,6 +18,7 @@ void make_schedule(any_schedule& out, const loop_setup& setup) {
             return;
         case schedule_kind::weighted: out.emplace<weighted_split>(setup); return;
         case schedule_kind::tasklets: out.emplace<tasklet_queue>(setup); return;
+        case schedule_kind::adaptive: break;  // resolved by the site's policy before this (site_policy.hpp)
     }
     out.emplace<static_blocks>(setup);
 }

@@ -107,7 +107,12 @@ void handle_state::build(int nt) {
     } else {
         {
             std::lock_guard lock(site->mutex);
-            make_schedule(sched, loop_setup{space.count, nt, spec, site->history, scratch});
+            if (spec.kind() == schedule_kind::adaptive) {
+                const policy_choice choice = choose_adaptive(site->policy, spec, space.count, nt);
+                make_schedule(sched, loop_setup{space.count, nt, choice.run, site->history, scratch, choice.block_weights});
+            } else {
+                make_schedule(sched, loop_setup{space.count, nt, spec, site->history, scratch});
+            }
         }
         step = std::visit(
             [](auto& s) -> bool (*)(handle_state&, int, chunk&) noexcept {
@@ -128,6 +133,7 @@ void handle_state::finish_thread() {
     {
         std::lock_guard lock(site->mutex);
         commit_schedule(sched, records, site->history);
+        if (spec.kind() == schedule_kind::adaptive && site->policy) site->policy->observe(records, t0, t1);
         site->stats.add_parallel(records, t0, t1, spec);
     }
     count_loop(records, t0, t1);

@@ -149,6 +149,25 @@ void write_threads(std::ostringstream& o, const std::vector<thread_loop_stats>& 
 
 }  // namespace
 
+std::string format_tuning_json(const tuning_stats& t) {
+    std::ostringstream o;
+    o.precision(9);
+    o << "{\"search\": " << json_string(t.search) << ", \"state\": " << json_string(t.state)
+      << ", \"chosen\": " << json_string(t.chosen) << ", \"reason\": " << json_string(t.reason)
+      << ", \"model_fs\": " << t.model_fs << ", \"delay_noise_s\": " << t.delay_noise_s
+      << ", \"delay_app_s\": " << t.delay_app_s << ", \"dequeue_s\": " << t.dequeue_s
+      << ", \"iteration_s\": " << t.iteration_s << ", \"weighted\": " << (t.weighted ? "true" : "false")
+      << ", \"trials\": " << t.trials << ", \"searches\": " << t.searches << ", \"converged_at\": " << t.converged_at
+      << ", \"steps\": [";
+    for (std::size_t i = 0; i < t.steps.size(); ++i) {
+        const tuning_step& s = t.steps[i];
+        o << (i ? ", " : "") << "{\"invocation\": " << i + 1 << ", \"schedule\": " << json_string(s.schedule)
+          << ", \"fs\": " << s.fs << ", \"chunk\": " << s.chunk << ", \"seconds\": " << s.seconds << "}";
+    }
+    o << "]}";
+    return o.str();
+}
+
 std::string format_stats_json(const std::vector<site_stats>& sites) {
     std::ostringstream o;
     o.precision(9);
@@ -163,6 +182,7 @@ std::string format_stats_json(const std::vector<site_stats>& sites) {
         write_threads(o, s.last);
         o << ",\n     \"total\": ";
         write_threads(o, s.total);
+        if (s.tuning) o << ",\n     \"tuning\": " << format_tuning_json(*s.tuning);
         o << "}";
     }
     o << "\n  ],\n  \"counters\": {";

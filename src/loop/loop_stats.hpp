@@ -51,6 +51,9 @@ private:
 void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1);
 void count_serial_loop(std::uint64_t iterations);
 
+/// One adaptive site's tuner state as a JSON object (also inside format_stats_json).
+std::string format_tuning_json(const tuning_stats& t);
+
 /// JSON for the given snapshots plus every counter.
 std::string format_stats_json(const std::vector<site_stats>& sites);
 

@@ -30,6 +30,7 @@ struct loop_setup {
     const schedule& spec;
     const site_history& history;
     runtime::arena& scratch;  ///< shared state lives here for the loop's duration
+    std::span<const double> block_weights = {};  ///< staggered: per-thread block weights (adaptive)
 };
 
 template <class S>

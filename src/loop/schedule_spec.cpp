@@ -36,7 +36,7 @@ struct kind_info {
     std::string_view keys;  // accepted keys, for messages
 };
 
-constexpr std::array<kind_info, 7> kinds{{
+constexpr std::array<kind_info, 8> kinds{{
     {"static", schedule_kind::static_block, "chunk"},
     {"dynamic", schedule_kind::dynamic, "chunk"},
     {"guided", schedule_kind::guided, "chunk"},
@@ -44,6 +44,7 @@ constexpr std::array<kind_info, 7> kinds{{
     {"staggered", schedule_kind::staggered, "fs, chunk, queue"},
     {"weighted", schedule_kind::weighted, "fs, chunk"},
     {"tasklets", schedule_kind::tasklets, "n, fs, skew, locality"},
+    {"adaptive", schedule_kind::adaptive, "search, chunk, delay"},
 }};
 
 std::string_view trim(std::string_view s) {
@@ -79,7 +80,7 @@ public:
     explicit parser(std::string_view spec) : spec_(spec) {}
 
     bool parse(schedule_kind& kind, std::int64_t& chunk, double& fs, std::int64_t& tasklets, double& skew,
-               bool& locality, queue_claim& claim, std::string& error) {
+               bool& locality, queue_claim& claim, adaptive_search& search, delay_model& delay, std::string& error) {
         std::vector<std::string_view> tokens;
         for (std::string_view rest = spec_;;) {
             const auto comma = rest.find(',');
@@ -96,12 +97,14 @@ public:
         kind = info->kind;
 
         // Defaults per kind (must match the builders in schedule.cpp's section below).
-        chunk = kind == schedule_kind::static_block ? 0 : 1;
+        chunk = (kind == schedule_kind::static_block || kind == schedule_kind::adaptive) ? 0 : 1;
         fs = (kind == schedule_kind::dynamic || kind == schedule_kind::guided || kind == schedule_kind::tasklets) ? 0.0 : 1.0;
         tasklets = 0;
         skew = 1.0;
         locality = true;
         claim = queue_claim::atomic;
+        search = adaptive_search::local;
+        delay = delay_model::optimistic;
 
         bool have_fs = false, have_n = false;
         std::vector<std::string> seen;
@@ -128,7 +131,9 @@ public:
             if (!accepts(info->keys, key))
                 return fail(error, std::string(info->name) + " takes no key '" + key + "' (keys: " + std::string(info->keys) + ")");
 
-            if (key == "chunk") {
+            if (key == "chunk" && kind == schedule_kind::adaptive && lower(value) == "auto") {
+                chunk = 0;
+            } else if (key == "chunk") {
                 if (!parse_int(value, 1, max_chunk, chunk, key, error)) return false;
             } else if (key == "fs") {
                 if (!parse_fraction(value, 0.0, 1.0, fs, key, error)) return false;
@@ -147,6 +152,17 @@ public:
                 if (v == "atomic") claim = queue_claim::atomic;
                 else if (v == "mutex") claim = queue_claim::mutex;
                 else return fail(error, "queue=" + std::string(value) + " is not atomic or mutex");
+            } else if (key == "search") {
+                const std::string v = lower(value);
+                if (v == "local") search = adaptive_search::local;
+                else if (v == "nlopt") search = adaptive_search::nlopt;
+                else if (v == "sweep") search = adaptive_search::sweep;
+                else return fail(error, "search=" + std::string(value) + " is not local, nlopt or sweep");
+            } else if (key == "delay") {
+                const std::string v = lower(value);
+                if (v == "optimistic") delay = delay_model::optimistic;
+                else if (v == "pessimistic") delay = delay_model::pessimistic;
+                else return fail(error, "delay=" + std::string(value) + " is not optimistic or pessimistic");
             }
         }
         if ((kind == schedule_kind::hybrid || kind == schedule_kind::staggered) && !have_fs)
@@ -218,7 +234,9 @@ schedule::schedule(std::string_view spec) {
 bool schedule::try_parse(std::string_view spec, schedule& out, std::string& error_message) {
     schedule s;
     parser p(spec);
-    if (!p.parse(s.kind_, s.chunk_, s.fs_, s.tasklets_, s.skew_, s.locality_, s.claim_, error_message)) return false;
+    if (!p.parse(s.kind_, s.chunk_, s.fs_, s.tasklets_, s.skew_, s.locality_, s.claim_, s.search_, s.delay_,
+                 error_message))
+        return false;
     out = s;
     return true;
 }
@@ -238,6 +256,12 @@ std::string schedule::to_string() const {
         case schedule_kind::tasklets:
             return name + ",n=" + std::to_string(tasklets_) + "," + fs + ",skew=" + number(skew_) +
                    ",locality=" + (locality_ ? "1" : "0");
+        case schedule_kind::adaptive: {
+            constexpr std::array<std::string_view, 3> searches{"local", "nlopt", "sweep"};
+            return name + ",search=" + std::string(searches[static_cast<std::size_t>(search_)]) +
+                   ",chunk=" + (chunk_ == 0 ? std::string("auto") : std::to_string(chunk_)) +
+                   ",delay=" + (delay_ == delay_model::optimistic ? "optimistic" : "pessimistic");
+        }
     }
     return name;
 }
@@ -260,6 +284,13 @@ schedule schedule::weighted(double fs, std::int64_t chunk) {
 schedule schedule::tasklets(std::int64_t count, double fs, double skew, bool locality) {
     return must_parse("tasklets,n=" + std::to_string(count) + ",fs=" + number(fs) + ",skew=" + number(skew) +
                       ",locality=" + (locality ? "1" : "0"));
+}
+
+schedule schedule::adaptive(adaptive_search search, std::int64_t chunk, delay_model delay) {
+    schedule s = must_parse(chunk == 0 ? "adaptive" : "adaptive,chunk=" + std::to_string(chunk));
+    s.search_ = search;
+    s.delay_ = delay;
+    return s;
 }
 
 }  // namespace aloe

@@ -79,13 +79,21 @@ site_state& site_registry::find(const loop_site& site) {
     return *s;
 }
 
+namespace {
+site_stats snapshot_locked(const site_state& s) {
+    site_stats out = s.stats.snapshot(s.display_name);
+    if (s.policy) out.tuning = s.policy->snapshot();
+    return out;
+}
+}  // namespace
+
 std::vector<site_stats> site_registry::snapshot() {
     std::lock_guard lock(mutex_);
     std::vector<site_stats> out;
     out.reserve(sites_.size());
     for (const auto& s : sites_) {
         std::lock_guard site_lock(s->mutex);
-        out.push_back(s->stats.snapshot(s->display_name));
+        out.push_back(snapshot_locked(*s));
     }
     return out;
 }
@@ -95,7 +103,7 @@ std::optional<site_stats> site_registry::snapshot(const loop_site& site) {
     site_state* s = lookup_locked(site);
     if (s == nullptr) return std::nullopt;
     std::lock_guard site_lock(s->mutex);
-    return s->stats.snapshot(s->display_name);
+    return snapshot_locked(*s);
 }
 
 void site_registry::reset() {
@@ -104,6 +112,7 @@ void site_registry::reset() {
         std::lock_guard site_lock(s->mutex);
         s->history = site_history{};
         s->stats.clear();
+        s->policy.reset();
     }
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "loop/loop_stats.hpp"
+#include "loop/site_policy.hpp"
 
 #include <aloe/loop_site.hpp>
 #include <aloe/stats.hpp>
@@ -35,9 +36,10 @@ struct site_state {
     std::uint_least32_t column = 0;
     std::string display_name;  ///< "file:line:column" or the explicit name
 
-    std::mutex mutex;  ///< guards history and stats
+    std::mutex mutex;  ///< guards history, stats and policy
     site_history history;
     site_accumulator stats;
+    std::unique_ptr<site_policy> policy;  ///< adaptive sites: the tuner (adapt/)
 };
 
 class site_registry {

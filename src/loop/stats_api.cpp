@@ -15,6 +15,8 @@ std::vector<site_stats> all_site_stats() { return loop::site_registry::instance(
 
 std::optional<site_stats> stats_of(const loop_site& site) { return loop::site_registry::instance().snapshot(site); }
 
+std::string tuning_json(const tuning_stats& t) { return loop::format_tuning_json(t); }
+
 std::string stats_json() { return loop::format_stats_json(all_site_stats()); }
 
 bool write_stats_json(const std::string& path, std::string* error_message) {

@@ -413,6 +413,11 @@ inline std::vector<schedule_family> schedule_families() {
          {"tasklets,n=1,fs=0,skew=1,locality=1", "tasklets,n=7,fs=0.25,skew=4,locality=0",
           "tasklets,n=64,fs=0.5,skew=1,locality=1", "tasklets,n=1000,fs=0,skew=100,locality=0",
           "tasklets,n=13,fs=1,skew=2,locality=1"}},
+        // Each loop at a site is one step of adaptive's probing and search, so these cover
+        // static, staggered with and without weights as the tuner moves.
+        {"adaptive",
+         {"adaptive,search=local,chunk=auto,delay=optimistic", "adaptive,search=sweep,chunk=3,delay=pessimistic",
+          "adaptive,search=nlopt,chunk=auto,delay=optimistic"}},
     };
 }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -181,6 +182,50 @@ TEST(ConformanceStats, ResetForgetsSiteStatistics) {
     aloe::parallel_for(t, 0, 100, 1, "weighted", [](std::int64_t) {}, site);
     ASSERT_TRUE(aloe::stats_of(site).has_value());
     EXPECT_EQ(aloe::stats_of(site)->invocations, 1u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ConformanceStats, AdaptiveSiteShowsItsTunerAndRunsEveryIterationOnce) {
+    // A loop whose first quarter costs far more than the rest: adaptive must probe, search,
+    // and say so in the statistics; every run must still cover the range exactly once.
+    aloe::team t(3);
+    const aloe::loop_site site("conformance/stats/adaptive");
+    constexpr std::int64_t n = 3000;
+    constexpr int runs = 30;
+    for (int run = 0; run < runs; ++run) {
+        std::vector<std::atomic<int>> seen(n);
+        aloe::parallel_for(t, 0, n, "adaptive", [&](std::int64_t i) {
+            seen[static_cast<std::size_t>(i)].fetch_add(1, std::memory_order_relaxed);
+            if (i < n / 4) {
+                volatile double x = 0;
+                for (int k = 0; k < 200; ++k) x = x + k;
+            }
+        }, site);
+        for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(seen[static_cast<std::size_t>(i)].load(), 1) << "run " << run << " i " << i;
+    }
+    const auto st = aloe::stats_of(site);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_EQ(st->schedule, "adaptive,search=local,chunk=auto,delay=optimistic");
+    ASSERT_TRUE(st->tuning.has_value());
+    const aloe::tuning_stats& tune = *st->tuning;
+    EXPECT_EQ(tune.search, "local");
+    EXPECT_EQ(tune.steps.size(), static_cast<std::size_t>(st->invocations));
+    EXPECT_EQ(tune.steps.front().schedule, "static");
+    EXPECT_FALSE(tune.reason.empty());
+    EXPECT_NO_THROW(aloe::schedule{tune.chosen}) << tune.chosen;
+    EXPECT_GE(tune.trials, 2u);
+    const std::string json = aloe::stats_json();
+    EXPECT_NE(json.find("\"tuning\": {\"search\": \"local\""), std::string::npos);
+    EXPECT_NE(json.find("\"converged_at\": "), std::string::npos);
+    // A site whose spec changes gets a fresh tuner.
+    aloe::parallel_for(t, 0, n, "adaptive,search=sweep", [](std::int64_t) {}, site);
+    EXPECT_EQ(aloe::stats_of(site)->tuning->search, "sweep");
+    EXPECT_EQ(aloe::stats_of(site)->tuning->steps.size(), 1u);
+    aloe::reset_site_history();
+    EXPECT_FALSE(aloe::stats_of(site)->tuning.has_value()) << "reset forgets the tuner";
 }
 
 }  // namespace

@@ -5,6 +5,12 @@ the threads) times a per-schedule factor, plus the injected delay (--noise-us) o
 fixed pattern picks with probability --noise-p, plus a share of a --background duty. Its
 first argument, --fake-workload NAME, is set by the wrapper scripts the tests write.
 
+`--runtime aloe --schedule adaptive[,search=…]` acts like the adaptive schedule: probes
+static, then dynamic, walks fs up from 0.5 in 0.1 steps through the staggered bowl (minimum
+at fs=0.9) and converges on fs=0.9 at invocation 8; its record gains a `tuning` list. Each
+invocation costs what a fixed run at that fs costs, so the timed steps include the search's
+cost when warmup + steps is short.
+
 Environment (each names runs as "runtime:schedule", several separated by ';'):
   FAKE_APP_FAIL          exit 1 with a message      FAKE_APP_BAD_CHECKSUM  wrong checksum_bits
   FAKE_APP_WRONG_LIB     report the other OpenMP library
@@ -57,6 +63,26 @@ def factor(runtime, schedule):
     return 1.0 + (zlib.crc32(label.encode()) % 100) / 1000
 
 
+ADAPTIVE_CHUNK = 4
+# (schedule, fs, chunk) of the adaptive fake's invocations 1, 2, …; after the walk it stays.
+ADAPTIVE_WALK = ([("static", 1.0, 0), (f"dynamic,chunk={ADAPTIVE_CHUNK}", 0.0, ADAPTIVE_CHUNK)]
+                 + [(f"staggered,fs={fs:g},chunk={ADAPTIVE_CHUNK}", fs, ADAPTIVE_CHUNK)
+                    for fs in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)])
+ADAPTIVE_CHOSEN = 6  # index into ADAPTIVE_WALK: fs=0.9, the bowl's minimum
+MAX_TUNING_STEPS = 256
+
+
+def adaptive_plan(invocations):
+    """The schedule of each invocation and the tuning object's summary fields."""
+    walk = [ADAPTIVE_WALK[i] if i < len(ADAPTIVE_WALK) else ADAPTIVE_WALK[ADAPTIVE_CHOSEN]
+            for i in range(invocations)]
+    converged = invocations >= len(ADAPTIVE_WALK)
+    state = "converged" if converged else "probing" if invocations <= 2 else "searching"
+    return walk, {"state": state, "chosen": walk[-1][0] if not converged
+                  else ADAPTIVE_WALK[ADAPTIVE_CHOSEN][0],
+                  "converged_at": len(ADAPTIVE_WALK) if converged else -1}
+
+
 def main(argv):
     if os.environ.get("FAKE_APP_LOG"):
         with open(os.environ["FAKE_APP_LOG"], "a") as f:
@@ -77,10 +103,15 @@ def main(argv):
     step = base if runtime == "serial" else base / threads * factor(runtime, schedule)
     p, us = float(f.get("--noise-p", 0)), float(f.get("--noise-us", 0))
     duty = float(f["--background"].split(":")[1]) if "--background" in f else 0.0
-    step_s = []
-    for i in range(steps):
-        hit = (i * 37 % 100) / 100 < p  # a fixed pattern, hit in about p of the steps
-        step_s.append(step * (1 + duty / 2) + (us / 1e6 if hit else 0))
+    adaptive = runtime == "aloe" and schedule.split(",")[0] == "adaptive"
+    walk, tuning = adaptive_plan(warmup + steps) if adaptive else (None, None)
+    step_s, loop_s = [], []
+    for i in range(warmup + steps):
+        if adaptive:
+            step = base / threads * factor(runtime, walk[i][0])
+        hit = i >= warmup and ((i - warmup) * 37 % 100) / 100 < p  # about p of the steps
+        loop_s.append(step * (1 + duty / 2) + (us / 1e6 if hit else 0))
+    step_s = loop_s[warmup:]
     bits = format(zlib.crc32(workload.encode()), "016x")
     if listed("FAKE_APP_BAD_CHECKSUM", label):
         bits = "deadbeefdeadbeef"
@@ -97,6 +128,16 @@ def main(argv):
                   "seed": int(f.get("--noise-seed", 1)), "priority": "normal",
                   "events": 0, "injected_s": 0.0, "background": f.get("--background")},
     }
+    if adaptive:
+        mode = dict(kv.split("=", 1) for kv in schedule.split(",")[1:]).get("search", "local")
+        done = tuning["state"] == "converged"
+        record["tuning"] = [{"site": f"{workload}/loop", "mode": mode} | tuning | {
+            "reason": "fake: neither neighbour helps" if done else "fake: still searching",
+            "searches": 1, "trials": min(len(walk), len(ADAPTIVE_WALK)), "model_fs": 0.9,
+            "weighted": False,
+            "steps": [{"invocation": i + 1, "schedule": w[0], "fs": w[1], "chunk": w[2],
+                       "seconds": s} for i, (w, s) in enumerate(zip(walk, loop_s))
+                      ][:MAX_TUNING_STEPS]}]
     if "--timeline" in f:
         t, loops = 0.0, []
         for i, s in enumerate(step_s):

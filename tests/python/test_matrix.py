@@ -150,3 +150,65 @@ def test_unknown_workload_without_program_is_named():
         mx.from_dict({"reps": 1, "threads": [2], "noise": ["none"], "runs": ["libgomp:static"],
                       "workloads": {"nbody": {}}})
     assert "workload 'nbody': unknown" in str(e.value)
+
+
+def test_fs_sweep_expands_to_one_run_per_fs_after_the_workloads_runs():
+    m = mx.from_dict({
+        "reps": 1, "threads": [2], "noise": ["none"], "runs": ["aloe:static"],
+        "fs_values": [0.0, 0.5, 1.0],
+        "workloads": {"spmv": {"runs": ["libgomp:dynamic,64"], "fs_sweep": "staggered,chunk=64"},
+                      "jacobi3d": {"fs_sweep": "hybrid"},
+                      "mandelbrot": {}}})
+    spmv, jacobi, mandel = m.workloads
+    assert [r.label for r in mx.runs_for(m, spmv)] == [
+        "aloe:static", "libgomp:dynamic,64", "aloe:staggered,fs=0,chunk=64",
+        "aloe:staggered,fs=0.5,chunk=64", "aloe:staggered,fs=1,chunk=64"]
+    assert [r.label for r in jacobi.runs] == ["aloe:hybrid,fs=0", "aloe:hybrid,fs=0.5",
+                                              "aloe:hybrid,fs=1"]
+    assert mandel.runs == ()
+    # without fs_values: 0, 0.1, …, 1
+    d = mx.from_dict({"reps": 1, "threads": [2], "noise": ["none"], "runs": ["aloe:static"],
+                      "workloads": {"spmv": {"fs_sweep": "staggered,chunk=8"}}})
+    assert [r.schedule for r in d.workloads[0].runs][1::5] == [
+        "staggered,fs=0.1,chunk=8", "staggered,fs=0.6,chunk=8"]
+    assert len(d.workloads[0].runs) == 11
+
+
+@pytest.mark.parametrize("top, spec, words", [
+    ({}, {"fs_sweep": "staggered,fs=0.5"}, "sets fs itself"),
+    ({}, {"fs_sweep": "staggered,chunk=4,fs=0.5"}, "sets fs itself"),
+    ({}, {"fs_sweep": ["staggered"]}, "expected an aloe schedule without fs"),
+    ({}, {"fs_sweep": "Staggered chunk"}, "expected an aloe schedule without fs"),
+    ({"fs_values": [0.5, 1.5]}, {"fs_sweep": "staggered"}, "fs_values = [0.5, 1.5]"),
+    ({"fs_values": []}, {"fs_sweep": "staggered"}, "fs_values = []"),
+    ({"fs_values": [0.5, 0.5]}, {"fs_sweep": "staggered"}, "fs value '0.5' is listed twice"),
+    ({}, {"runs": ["aloe:staggered,fs=0.5,chunk=4"], "fs_sweep": "staggered,chunk=4"},
+     "'aloe:staggered,fs=0.5,chunk=4' is listed twice"),
+])
+def test_bad_fs_sweep_is_named(top, spec, words):
+    with pytest.raises(mx.MatrixError) as e:
+        mx.from_dict({"reps": 1, "threads": [2], "noise": ["none"], "runs": ["aloe:static"],
+                      "workloads": {"spmv": spec}} | top)
+    assert words in str(e.value)
+
+
+def test_adaptive_matrix_is_full_with_five_regimes_and_the_fs_sweep():
+    from aloe_harness.provenance import REPO_ROOT
+    full = mx.load(REPO_ROOT / "bench/matrices/full.toml")
+    m = mx.load(REPO_ROOT / "bench/matrices/adaptive.toml")
+    assert [r.name for r in m.noise] == ["none", "inject-p0.2-f0.2", "inject-p0.5-f0.5",
+                                         "bg-cpu1-d1", "bg-cpu1-d0.5"]
+    assert (m.threads, m.reps) == ([2], 5)
+    assert [(w.name, w.app, w.args, w.quick) for w in m.workloads] == [
+        (w.name, w.app, w.args, w.quick) for w in full.workloads]
+    for w, f in zip(m.workloads, full.workloads):
+        labels = [r.label for r in mx.runs_for(m, w)]
+        peers = [r.label for r in mx.runs_for(full, f) if r.is_peer]
+        assert [x for x in labels if not x.startswith("aloe:")] == peers
+        chunk = next(x for x in peers if x.startswith("libgomp:dynamic,")).split(",")[1]
+        assert [x for x in labels if x.startswith("aloe:")] == (
+            ["aloe:static", "aloe:adaptive"]
+            + [f"aloe:staggered,fs={i / 10:g},chunk={chunk}" for i in range(11)])
+    q = mx.apply_overrides(m, quick=True)
+    assert q.reps == 2 and all(w.args[-len(w.quick):] == w.quick and w.quick
+                               for w in q.workloads)

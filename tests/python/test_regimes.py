@@ -54,3 +54,15 @@ def test_bad_specs_are_named(spec, words):
     with pytest.raises(regimes.RegimeError) as e:
         regimes.parse(spec)
     assert f"'{spec}'" in str(e.value) and words in str(e.value)
+
+
+def test_issue_4_regimes_a_slow_core_and_heavy_injection():
+    slow = regimes.parse("background:cpu=1,duty=1")
+    assert (slow.name, slow.app_flags(), slow.needs_calibration) == (
+        "bg-cpu1-d1", ["--background", "1:1"], False)
+    heavy = regimes.parse("inject:p=0.5,frac=0.5")
+    assert heavy.name == "inject-p0.5-f0.5" and heavy.needs_calibration
+    # quiet median step 8 ms: δ = 0.5 × 8000 µs, in half the steps
+    assert heavy.app_flags(0.008) == ["--noise-p", "0.5", "--noise-us", "4000"]
+    with pytest.raises(regimes.RegimeError, match="duty=1.5 must be <= 1"):
+        regimes.parse("background:cpu=1,duty=1.5")

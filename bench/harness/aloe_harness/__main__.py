@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from . import matrix as mx
-from . import compare, plots, provenance, report, summary, sweep
+from . import adaptive, compare, plots, provenance, report, summary, sweep
 from .runner import Runner
 
 REPO = provenance.REPO_ROOT
@@ -26,8 +26,8 @@ def _parser() -> argparse.ArgumentParser:
                        description="Runs a matrix of workloads × runs × noise regimes × "
                        "threads, interleaved, and writes a results folder.")
     b.add_argument("--matrix", default="demo",
-                   help="TOML matrix file, or the name of one in bench/matrices/ (demo, full; "
-                   "default: demo)")
+                   help="TOML matrix file, or the name of one in bench/matrices/ (demo, full, "
+                   "adaptive; default: demo)")
     b.add_argument("--workloads", nargs="+", metavar="W",
                    help="workloads to run instead of the matrix's (names, or a comma list)")
     b.add_argument("--runs", nargs="+", metavar="RUNTIME:SCHEDULE",
@@ -157,9 +157,13 @@ def _run_and_write(a: argparse.Namespace, argv: list[str], m: mx.Matrix, runner:
 
 def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], before, after,
            *, is_sweep: bool, make_plots: bool) -> None:
-    """Writes results.csv, sweep.csv, problems.txt, summary.md, plots and report.html."""
+    """Writes results.csv, sweep.csv, adaptive.csv, problems.txt, summary.md, plots and
+    report.html."""
     rows = summary.summarize(entries)
     summary.write_csv(out / "results.csv", rows)
+    arows = adaptive.rows(entries, rows)
+    if arows:
+        adaptive.write_csv(out / "adaptive.csv", arows)
     srows, extra = None, []
     if is_sweep:
         srows = sweep.sweep_rows(rows)
@@ -169,7 +173,7 @@ def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], be
         (out / "problems.txt").write_text("\n".join(problems) + "\n")
     summary.write_markdown(out / "summary.md", rows, description=m.description,
                            problems=problems, noise_before=before, noise_after=after,
-                           extra=extra)
+                           lead=adaptive.markdown(arows), extra=extra)
     if make_plots:
         plots.make_all(out, entries, rows, srows)
     report.write(out)

@@ -10,6 +10,8 @@ A matrix file is TOML (bench/matrices/demo.toml is the small example):
   timeline_runs = ["libgomp:static"]  # optional: what --timelines records (default: the
                                       # best aloe and best peer runs, plus libgomp:static)
   run_timeout_s = 600                 # optional: one run is killed after this long
+  fs_values = [0.0, 0.5, 1.0]         # optional: the fs of every workload's fs_sweep
+                                      # (default 0, 0.1, …, 1)
   [workloads.jacobi3d]                # one table per workload, in run order
   args = "--nx 128 --steps 40"        # its flags (a string split like a shell, or a list)
   quick = "--steps 10"                # optional: appended with --quick (the last flag wins)
@@ -17,6 +19,8 @@ A matrix file is TOML (bench/matrices/demo.toml is the small example):
                                       # common ones (a chunk that suits its grain)
   [workloads.synthetic-ramp]          # a second configuration of one program: any name,
   program = "synthetic"               # with the program it runs
+  fs_sweep = "staggered,chunk=16"     # optional: one more run per value of fs_values,
+                                      # aloe:staggered,fs=F,chunk=16 (after its runs)
   [sweep]                             # optional: defaults of `bench --sweep fs` (sweep.py)
 
 A run is "runtime:schedule", split on the FIRST colon only, because schedules hold colons and
@@ -40,13 +44,14 @@ WORKLOADS = ("synthetic", "jacobi3d", "stencil1d", "mandelbrot", "spmv", "barnes
 RUNNER_FLAGS = ("--runtime", "--schedule", "--threads", "--json", "--noise-p", "--noise-us",
                 "--noise-core", "--noise-seed", "--background", "--timeline")
 QUICK_REPS = 2  # --quick caps the repetitions here: enough to see that everything runs
+FS_VALUES = [round(i / 10, 1) for i in range(11)]  # a workload's fs_sweep, unless fs_values
 
 _OMP_SCHEDULE = re.compile(r"(static|dynamic|guided|nonmonotonic:dynamic)(,[1-9][0-9]*)?")
 _TBB_SCHEDULE = re.compile(r"(simple|auto|affinity)(,[1-9][0-9]*)?|static")
 _ALOE_SCHEDULE = re.compile(r"[a-z_]+(,[a-z_]+=[^,=\s]+)*")
 _TOP_KEYS = {"description", "reps", "threads", "noise", "runs", "timeline_runs",
-             "run_timeout_s", "workloads", "sweep"}
-_WORKLOAD_KEYS = {"args", "quick", "program", "runs"}
+             "run_timeout_s", "workloads", "sweep", "fs_values"}
+_WORKLOAD_KEYS = {"args", "quick", "program", "runs", "fs_sweep"}
 _WORKLOAD_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 
@@ -163,7 +168,8 @@ def from_dict(data: dict, source: str = "") -> Matrix:
     table = data["workloads"]
     if not isinstance(table, dict) or not table:
         raise MatrixError("'workloads' must hold one [workloads.NAME] table per workload")
-    workloads = [_workload(name, spec) for name, spec in table.items()]
+    fs_values = _fs_values(data.get("fs_values", FS_VALUES))
+    workloads = [_workload(name, spec, fs_values) for name, spec in table.items()]
     timeline = data.get("timeline_runs")
     timeout = data.get("run_timeout_s", 600)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
@@ -214,7 +220,7 @@ def apply_overrides(m: Matrix, *, workloads=None, runs=None, noise=None, threads
     return m
 
 
-def _workload(name: str, spec) -> Workload:
+def _workload(name: str, spec, fs_values: list[float] = FS_VALUES) -> Workload:
     if not isinstance(spec, dict):
         raise MatrixError(f"workload '{name}': expected a table with args = \"…\"")
     program = spec.get("program", name)
@@ -230,10 +236,33 @@ def _workload(name: str, spec) -> Workload:
         raise MatrixError(f"workload '{name}': unknown key(s) {', '.join(sorted(unknown))} "
                           f"(expected {', '.join(sorted(_WORKLOAD_KEYS))})")
     args, quick = (_args(name, key, spec.get(key, [])) for key in ("args", "quick"))
-    runs = ()
-    if "runs" in spec:
-        runs = tuple(_runs(_strings(spec["runs"], f"workloads.{name}.runs"), f"workloads.{name}.runs"))
+    runs = _strings(spec["runs"], f"workloads.{name}.runs") if "runs" in spec else []
+    if "fs_sweep" in spec:
+        runs = runs + fs_sweep_runs(name, spec["fs_sweep"], fs_values)
+    runs = tuple(_runs(runs, f"workloads.{name}.runs")) if runs else ()
     return Workload(name, args, quick, program="" if program == name else program, runs=runs)
+
+
+def fs_sweep_runs(name: str, kind, fs_values: list[float]) -> list[str]:
+    """A workload's fs_sweep "staggered,chunk=16" as runs "aloe:staggered,fs=F,chunk=16", one
+    per F: fs goes right after the kind, the order the adaptive schedule reports its choice in,
+    so a sweep point and adaptive's `chosen` read alike."""
+    if not isinstance(kind, str) or not _ALOE_SCHEDULE.fullmatch(kind):
+        raise MatrixError(f"workload '{name}': fs_sweep = {kind!r}: expected an aloe schedule "
+                          "without fs, e.g. \"staggered,chunk=16\"")
+    head, _, rest = kind.partition(",")
+    if any(item.split("=", 1)[0] == "fs" for item in rest.split(",")):
+        raise MatrixError(f"workload '{name}': fs_sweep = {kind!r} sets fs itself (the sweep "
+                          "sets it from fs_values)")
+    return [f"aloe:{head},fs={v:g}" + (f",{rest}" if rest else "") for v in fs_values]
+
+
+def _fs_values(value) -> list[float]:
+    if not isinstance(value, list) or not value or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1
+            for v in value):
+        raise MatrixError(f"fs_values = {value!r}: expected a non-empty list of numbers in [0, 1]")
+    return _unique([float(v) for v in value], "fs value")
 
 
 def _args(name: str, key: str, value) -> tuple[str, ...]:

@@ -9,6 +9,7 @@
                                         point marked, peers as horizontal lines
   timeline-<workload>-<noise>-t<T>-<run>.png
                                         per-thread busy/idle time of each loop (--timelines)
+  adaptive-…, convergence-…             with aloe:adaptive runs: adaptive_plots.py
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ def make_all(out_dir: Path, entries: list[dict], rows: list[dict],
     files = step_histograms(plots, entries, rows) + bars(plots, rows)
     if srows:
         files += sweep_curves(plots, srows)
+    from . import adaptive_plots  # here, not at the top: it builds on this module
+    files += adaptive_plots.make(plots, entries, rows)
     return files + timelines(plots, entries)
 
 

@@ -2,16 +2,18 @@
 
 It reads what `bench` wrote (command.txt, machine.json, noise-*.json, runs.jsonl, sweep.csv,
 problems.txt, plots/*.png) and shows the machine, the command, the measured noise, the
-failures, the summary tables and the plots. The PNGs are linked, everything else is inline.
+failures, the adaptive schedule's section (with aloe:adaptive runs), the summary tables and
+the plots. The PNGs are linked, everything else is inline.
 """
 from __future__ import annotations
 
 import gzip
 import html
 import json
+import re
 from pathlib import Path
 
-from . import summary, sweep
+from . import adaptive, summary, sweep
 from .provenance import describe_noise
 
 _STYLE = """
@@ -26,7 +28,10 @@ figure { display: inline-block; margin: .5em; }
 figure img { max-width: 34em; border: 1px solid #ddd; }
 """
 _PLOT_KINDS = [("hist", "Timestep histograms"), ("bars", "Median time per run and regime"),
-               ("sweep", "fs sweep"), ("timeline", "Per-thread timelines")]
+               ("sweep", "fs sweep"),
+               ("adaptive", "Adaptive: the staggered fs sweep per regime, adaptive's choice"),
+               ("convergence", "Adaptive: convergence of the loop site"),
+               ("timeline", "Per-thread timelines")]
 
 
 def runs_file(folder: Path) -> Path | None:
@@ -80,6 +85,7 @@ def write(folder: str | Path) -> Path:
     if problems:
         out += [f"<h2 class='fail'>Failures ({len(problems)})</h2><ul>"]
         out += [f"<li class='fail'>{e(p)}</li>" for p in problems] + ["</ul>"]
+    out += _adaptive(adaptive.rows(entries, rows))
     out += ["<h2>Results</h2>",
             "<p>Ratios: median total time over the repetitions divided by the best peer's "
             "(libgomp, libomp, oneTBB) median in the same workload, regime and threads. "
@@ -99,11 +105,29 @@ def write(folder: str | Path) -> Path:
     out += [f"<li>{e(x)}</li>" for x in summary.repeatability(rows, before, after)] + ["</ul>"]
     out += _plots(folder)
     out += ["<h2>Files</h2><ul>"] + [f"<li><a href='{n}'>{n}</a></li>" for n in (
-        "results.csv", "summary.md", "runs.jsonl", "runs.jsonl.gz", "machine.json", "command.txt")
+        "results.csv", "adaptive.csv", "summary.md", "runs.jsonl", "runs.jsonl.gz",
+        "machine.json", "command.txt")
         if (folder / n).exists()] + ["</ul></body></html>"]
     path = folder / "report.html"
     path.write_text("\n".join(out) + "\n")
     return path
+
+
+def _adaptive(arows: list[dict]) -> list[str]:
+    """The Adaptive section of summary.md (adaptive.py): ratios, targets, counts."""
+    if not arows:
+        return []
+    e = html.escape
+    text = re.sub(r"`([^`]*)`", r"<code>\1</code>", e(adaptive.intro(arows)))
+    out = ["<h2>Adaptive</h2>", f"<p>{text} "
+           "<a href='adaptive.csv'>adaptive.csv</a>.</p>"]
+    for t in adaptive.tables(arows):
+        out += [f"<h3>{e(t.title)}</h3>"] if t.title else []
+        out += ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in t.header) + "</tr>"]
+        out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in t.body]
+        out += ["</table>"]
+    return out + ["<ul>"] + [f"<li class='verdict'>{e(x)}</li>"
+                             for x in adaptive.counts(arows)] + ["</ul>"]
 
 
 def _machine(m: dict) -> str:

@@ -199,7 +199,8 @@ def repeatability(rows: list[dict], noise_before=None, noise_after=None) -> list
 
 def write_markdown(path: Path, rows: list[dict], *, description: str = "",
                    problems: list[str] = (), noise_before=None, noise_after=None,
-                   extra: list[str] = ()) -> None:
+                   lead: list[str] = (), extra: list[str] = ()) -> None:
+    """lead: sections right after the headline (adaptive.py's); extra: after the tables."""
     lines = ["# Benchmark summary", ""]
     if description:
         lines += [description, ""]
@@ -212,6 +213,7 @@ def write_markdown(path: Path, rows: list[dict], *, description: str = "",
     lines += ["## Headline", "", "Per workload and regime: the best peer run, the best aloe run, "
               "their ratio (below 1: aloe faster; a tie when inside both runs' spreads), and "
               "libgomp `static` against the best peer.", ""] + headline(rows) + [""]
+    lines += list(lead)
     for t in tables(rows):
         lines += [f"## {t.title}", "", "| " + " | ".join(t.header) + " |",
                   "|" + "---|" * len(t.header)]

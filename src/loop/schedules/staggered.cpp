@@ -1,5 +1,7 @@
 #include "loop/schedules/staggered.hpp"
 
+#include "loop/schedules/weighted.hpp"
+
 #include <type_traits>
 
 namespace aloe::loop {
@@ -10,15 +12,23 @@ static_assert(std::is_trivially_destructible_v<staggered_queue>,
 template <queue_claim Claim>
 staggered_queues<Claim>::staggered_queues(const loop_setup& s)
     : queues_(s.scratch.make<staggered_queue>(static_cast<std::size_t>(s.threads))),
-      count_(s.count),
       threads_(static_cast<std::uint64_t>(s.threads)),
       chunk_(static_cast<std::uint64_t>(s.spec.chunk())),
-      fs_(s.spec.static_fraction()),
       use_cas_(fetch_add_may_wrap(s.count, chunk_, threads_)) {
+    const bool weighted = s.block_weights.size() == threads_;
+    std::span<std::uint64_t> shares;
+    if (weighted) {
+        shares = s.scratch.make<std::uint64_t>(threads_);
+        weighted_split::split_by_weight(s.count, s.block_weights, shares);
+    }
+    std::uint64_t begin = 0;
     for (std::uint64_t t = 0; t < threads_; ++t) {
-        const chunk own = block_of(t, count_, threads_);
+        const chunk own = weighted ? chunk{begin, begin + shares[t]} : block_of(t, s.count, threads_);
+        begin = own.end;
         staggered_queue& q = queues_[t];
-        q.next.store(own.begin + fraction_of(own.end - own.begin, fs_), std::memory_order_relaxed);
+        q.static_begin = own.begin;
+        q.static_end = own.begin + fraction_of(own.end - own.begin, s.spec.static_fraction());
+        q.next.store(q.static_end, std::memory_order_relaxed);
         q.end = own.end;
     }
 }

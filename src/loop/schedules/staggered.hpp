@@ -12,6 +12,11 @@
 // per-queue std::mutex instead, as in the thesis (kept to measure the difference).
 // With no imbalance every worker drains its own queue and the map equals static's.
 // Counters: chunks (own and stolen), steals.
+//
+// Weighted blocks (used by `adaptive` when a core is persistently slow): when the setup
+// carries block_weights, worker t's block is its weight's share of [0, n) instead of n/p
+// (weighted_split's largest-remainder split), so the slow core starts with less work and
+// the dynamic part only absorbs what the weights did not foresee.
 #pragma once
 
 #include "loop/partition.hpp"
@@ -24,6 +29,8 @@ namespace aloe::loop {
 struct alignas(runtime::cache_line) staggered_queue {
     std::atomic<std::uint64_t> next{0};
     std::uint64_t end = 0;
+    std::uint64_t static_begin = 0;  // the owner's static part [static_begin, next's start)
+    std::uint64_t static_end = 0;
     std::mutex lock;  // used only by queue=mutex
 };
 
@@ -35,8 +42,8 @@ public:
     bool next_static(worker_cursor& w, chunk& c) noexcept {
         if (w.static_done) return false;
         w.static_done = true;
-        const chunk own = block_of(static_cast<std::uint64_t>(w.id), count_, threads_);
-        c = {own.begin, own.begin + fraction_of(own.end - own.begin, fs_)};
+        const staggered_queue& q = queues_[static_cast<std::size_t>(w.id)];
+        c = {q.static_begin, q.static_end};
         return c.begin < c.end;
     }
 
@@ -72,10 +79,8 @@ private:
     [[gnu::noinline]] take steal(worker_cursor& w, chunk& c) noexcept;
 
     std::span<staggered_queue> queues_;
-    std::uint64_t count_;
     std::uint64_t threads_;
     std::uint64_t chunk_;
-    double fs_;
     bool use_cas_;
 };
 

@@ -43,17 +43,22 @@ void weighted_split::split_by_weight(std::uint64_t total, std::span<const double
 void weighted_split::update_weights(std::span<double> weights, std::span<const worker_record> records) {
     const std::size_t p = weights.size();
     std::vector<double> speed(p, 0.0);
-    double sum = 0;
     for (std::size_t t = 0; t < p; ++t) {
         const worker_record& r = records[t];
         const runtime::ticks spent = r.static_end > r.start ? r.static_end - r.start : 0;
         if (r.static_iterations == 0 || spent == 0) return;  // nothing measured: keep the weights
         speed[t] = static_cast<double>(r.static_iterations) / static_cast<double>(spent);
-        sum += speed[t];
     }
+    blend_weights(weights, speed);
+}
+
+void weighted_split::blend_weights(std::span<double> weights, std::span<const double> speeds) {
+    const std::size_t p = weights.size();
+    const double sum = std::accumulate(speeds.begin(), speeds.end(), 0.0);
+    if (speeds.size() != p || !(sum > 0)) return;
     const double mean = sum / static_cast<double>(p);
     for (std::size_t t = 0; t < p; ++t) {
-        const double measured = std::clamp(speed[t] / mean, 1.0 / weight_clamp, weight_clamp);
+        const double measured = std::clamp(speeds[t] / mean, 1.0 / weight_clamp, weight_clamp);
         weights[t] = std::clamp(weight_keep * weights[t] + (1.0 - weight_keep) * measured, 1.0 / weight_clamp,
                                 weight_clamp);
     }

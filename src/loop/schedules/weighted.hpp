@@ -41,6 +41,10 @@ public:
     /// The next weights from the previous ones and one run's records. Exposed for tests.
     static void update_weights(std::span<double> weights, std::span<const worker_record> records);
 
+    /// The smoothing and clamp of update_weights, from speeds measured elsewhere (any
+    /// positive unit; adaptive measures whole-run speed): weights move halfway to speed/mean.
+    static void blend_weights(std::span<double> weights, std::span<const double> speeds);
+
 private:
     std::span<std::uint64_t> offsets_;  // p+1 entries
     shared_counter* counter_ = nullptr;

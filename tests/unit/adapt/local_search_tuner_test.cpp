@@ -106,6 +106,27 @@ TEST(LocalSearchTuner, DriftReopensTheSearch) {
     EXPECT_NEAR(t.best_value(), 0.30, 1e-12);
 }
 
+TEST(LocalSearchTuner, FrequentNoiseIsNotDriftButASlowerLoopIs) {
+    // Candidates judged by the mean, as adaptive does; after settling, noise strikes at
+    // random in half the invocations (+50%): the least time of a window of 8 moves only when
+    // all 8 were hit (1 in 256), so in 200 invocations the search re-opens at most once (a
+    // median against the mean re-opened it every few invocations). Then every invocation
+    // slows by 30% (a slow core): it opens.
+    local_search_options o;
+    o.statistic = sample_statistic::mean;
+    o.drift_patience = 8;
+    local_search_tuner t(0.5, o);
+    const auto cost = [](double x) { return v_shape(x, 0.6); };
+    ASSERT_GE(drive(t, cost, 500), 0);
+    std::mt19937 rng(11);
+    for (int i = 0; i < 200; ++i) t.observe(cost(t.value_to_run()) * ((rng() & 1) ? 1.5 : 1.0));
+    ASSERT_GE(drive(t, cost, 500), 0);  // settle again if it did re-open
+    const int before = t.searches();
+    EXPECT_LE(before, 2);
+    for (int i = 0; i < 8 + 8; ++i) t.observe(cost(t.value_to_run()) * 1.3);  // baseline window + one
+    EXPECT_EQ(t.searches(), before + 1);
+}
+
 TEST(LocalSearchTuner, IgnoresBrokenTimingsAndRejectsBadOptions) {
     local_search_tuner t(0.5);
     t.observe(std::nan(""));

@@ -13,7 +13,10 @@ namespace {
 TEST(LoopScheduleSpec, CanonicalStringsRoundTrip) {
     for (const char* text : {"static", "static,chunk=4", "dynamic,chunk=1", "guided,chunk=16", "hybrid,fs=0.8,chunk=1",
                              "staggered,fs=0.25,chunk=8,queue=mutex", "staggered,fs=1,chunk=1,queue=atomic",
-                             "weighted,fs=1,chunk=1", "tasklets,n=32,fs=0.5,skew=4,locality=0"}) {
+                             "weighted,fs=1,chunk=1", "tasklets,n=32,fs=0.5,skew=4,locality=0",
+                             "adaptive,search=local,chunk=auto,delay=optimistic",
+                             "adaptive,search=nlopt,chunk=16,delay=pessimistic",
+                             "adaptive,search=sweep,chunk=auto,delay=optimistic"}) {
         const schedule s(text);
         EXPECT_EQ(s.to_string(), text);
         EXPECT_EQ(schedule(s.to_string()), s);
@@ -45,6 +48,14 @@ TEST(LoopScheduleSpec, DefaultsAndLeniency) {
     EXPECT_TRUE(schedule("tasklets,n=4").locality());
     EXPECT_EQ(schedule("staggered,fs=0.5").claim(), queue_claim::atomic);
     EXPECT_EQ(schedule(), schedule("static"));
+    const schedule a("adaptive");
+    EXPECT_EQ(a.kind(), schedule_kind::adaptive);
+    EXPECT_EQ(a.search(), adaptive_search::local);
+    EXPECT_EQ(a.chunk(), 0);  // auto
+    EXPECT_EQ(a.delay(), delay_model::optimistic);
+    EXPECT_EQ(schedule("Adaptive, Search=NLOPT, chunk=AUTO"), schedule::adaptive(adaptive_search::nlopt));
+    EXPECT_EQ(schedule("adaptive,chunk=8,delay=pessimistic"),
+              schedule::adaptive(adaptive_search::local, 8, delay_model::pessimistic));
 }
 
 struct bad_case {
@@ -76,6 +87,11 @@ TEST(LoopScheduleSpec, MalformedStringsNameTheBadPart) {
         {"staggered,fs=0.5,queue=spin", "queue=spin is not atomic or mutex"},
         {"staggered,fs=0.5,n=3", "staggered takes no key 'n'"},
         {"dynamic,c=3", "takes no key 'c'"},
+        {"adaptive,search=grid", "search=grid is not local, nlopt or sweep"},
+        {"adaptive,delay=max", "delay=max is not optimistic or pessimistic"},
+        {"adaptive,fs=0.5", "adaptive takes no key 'fs'"},
+        {"adaptive,chunk=0", "chunk=0 is outside"},
+        {"dynamic,chunk=auto", "chunk=auto is not an integer"},
     };
     for (const bad_case& c : cases) {
         SCOPED_TRACE(c.text);
@@ -100,6 +116,7 @@ TEST(LoopScheduleSpec, BuildersValidateLikeTheParser) {
     EXPECT_THROW(schedule::dynamic(0), error);
     EXPECT_THROW(schedule::tasklets(0), error);
     EXPECT_NO_THROW(schedule::hybrid(0.0));
+    EXPECT_THROW(schedule::adaptive(adaptive_search::local, -1), error);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ struct built {
 };
 
 template <class F>
-auto visit_built(built& b, F&& f) {
+testing::drive_result visit_built_state(any_schedule& state, F&& f) {
     return std::visit(
         [&](auto& s) {
             if constexpr (std::is_same_v<std::decay_t<decltype(s)>, std::monostate>) {
@@ -37,7 +37,12 @@ auto visit_built(built& b, F&& f) {
                 return f(s);
             }
         },
-        b.state);
+        state);
+}
+
+template <class F>
+auto visit_built(built& b, F&& f) {
+    return visit_built_state(b.state, std::forward<F>(f));
 }
 
 testing::drive_result run(const std::string& spec, std::uint64_t count, int threads,
@@ -111,6 +116,39 @@ TEST(LoopSchedules, StaggeredWithoutImbalanceIsStaticMapWithNoSteals) {
             EXPECT_EQ(stag.owner, stat.owner);
             EXPECT_EQ(std::accumulate(stag.steals.begin(), stag.steals.end(), std::uint64_t{0}), 0u);
         }
+}
+
+TEST(LoopSchedules, StaggeredWithBlockWeightsSplitsByWeightAndRunsEachIterationOnce) {
+    // adaptive's slow-core mode: worker t's block is its weight's share of the loop; the
+    // static part is fs of that block; the map stays contiguous per worker.
+    const std::vector<double> weights{1.0, 3.0, 2.0, 2.0};
+    for (const char* spec : {"staggered,fs=1,chunk=1", "staggered,fs=0.5,chunk=3", "staggered,fs=0,chunk=2,queue=mutex"}) {
+        SCOPED_TRACE(spec);
+        runtime::arena arena;
+        site_history history;
+        any_schedule state;
+        const schedule sch(spec);
+        const std::uint64_t n = 800;
+        make_schedule(state, loop_setup{n, 4, sch, history, arena, weights});
+        const auto r = visit_built_state(state, [&](auto& s) { return drive(s, n, 4); });
+        ASSERT_TRUE(exactly_once(r));
+        // Static chunks: worker 1's static part starts at 100 (worker 0's share: 800 · 1/8).
+        for (const auto& c : r.chunks) {
+            if (!c.is_static) continue;
+            const std::uint64_t begins[] = {0, 100, 400, 600};
+            EXPECT_EQ(c.range.begin, begins[c.worker]) << "worker " << c.worker;
+            EXPECT_EQ(c.range.end - c.range.begin,
+                      static_cast<std::uint64_t>(sch.static_fraction() * static_cast<double>(weights[static_cast<std::size_t>(c.worker)] * 100)))
+                << "worker " << c.worker;
+        }
+        // Own chunks (static and own queue) lie inside the worker's weighted block.
+        const std::uint64_t bounds[] = {0, 100, 400, 600, 800};
+        for (const auto& c : r.chunks) {
+            if (c.how == take::stolen) continue;
+            EXPECT_GE(c.range.begin, bounds[c.worker]) << "worker " << c.worker;
+            EXPECT_LE(c.range.end, bounds[c.worker + 1]) << "worker " << c.worker;
+        }
+    }
 }
 
 TEST(LoopSchedules, StaggeredStealsFromNearestNeighbourFirst) {

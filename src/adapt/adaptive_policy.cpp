@@ -1,0 +1,464 @@
+#include "adapt/adaptive_policy.hpp"
+
+#include "adapt/median.hpp"
+#include "adapt/nlopt_search.hpp"
+#include "adapt/probes.hpp"
+#include "loop/schedules/weighted.hpp"
+#include "runtime/report.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <sstream>
+
+namespace aloe::adapt {
+
+namespace {
+
+constexpr double fs_step = 0.05;         // uSched's ±0.05, and the sweep's grid
+constexpr int sweep_samples = 2;         // invocations per fs in a sweep
+constexpr int nlopt_samples = 2;         // invocations per point NLopt asks for
+constexpr int nlopt_evaluations = 12;
+constexpr int watch_samples = 8;         // drift watch window (drift_watch.hpp), ±10%
+constexpr std::size_t recent = 8;        // window of live estimates (q, t1, lateness)
+
+double seconds_between(runtime::ticks a, runtime::ticks b) noexcept {
+    return b > a ? runtime::ticks_to_seconds(b - a) : 0.0;
+}
+
+template <class T>
+void push_recent(std::vector<T>& v, T x, std::size_t limit = recent) {
+    v.push_back(x);
+    if (v.size() > limit) v.erase(v.begin());
+}
+
+std::string fixed(double x, int digits = 2) {
+    std::ostringstream o;
+    o.setf(std::ios::fixed);
+    o.precision(digits);
+    o << x;
+    return o.str();
+}
+
+std::string micros(double seconds) { return fixed(seconds * 1e6, 2) + " us"; }
+
+}  // namespace
+
+// What one invocation's records say, in seconds.
+struct adaptive_policy::run_facts {
+    double seconds = 0;           // fork to join
+    double busy_s = 0;            // summed over threads: the work plus what scheduling cost
+    double imbalance = 1;         // max/mean busy
+    double lateness_s = 0;        // max over threads of static time beyond the mean pace
+    double chunks = 0;            // dynamic chunks, all threads
+    bool static_only = true;      // no dynamic chunk ran
+    std::vector<double> speed;    // iterations per second of busy time, per thread
+};
+
+adaptive_policy::adaptive_policy(const schedule& spec, const machine_probes& probes, const adaptive_options& options)
+    : spec_(spec), probes_(probes), options_(options), drift_(watch_samples, 0.10) {}
+
+adaptive_policy::~adaptive_policy() = default;
+
+std::int64_t adaptive_policy::chunk_for(double dequeue_s, double iteration_s, double overhead,
+                                        std::uint64_t dynamic_iterations, int threads) noexcept {
+    double c = 1;
+    if (iteration_s > 0 && dequeue_s > 0 && overhead > 0) c = std::ceil(dequeue_s / (overhead * iteration_s));
+    // At least four chunks per thread of the dynamic part, or balancing has nothing to move.
+    const double cap = std::max(1.0, std::floor(static_cast<double>(dynamic_iterations) / (4.0 * std::max(threads, 1))));
+    return static_cast<std::int64_t>(std::clamp(c, 1.0, cap));
+}
+
+double adaptive_policy::dequeue_s() const noexcept {
+    // The start-up probe (a contended shared counter's dequeue) is the floor; live estimates
+    // from this site's dynamic parts raise it when chunks cost more here (moved data missing
+    // in cache). Of those, the least: noise only ever adds busy time (a preempted worker is
+    // busy on the clock), and a W measured in a disturbed run drags estimates towards 0,
+    // which the floor absorbs.
+    if (live_dequeue_s_.size() >= 2)
+        return std::max(probes_.dequeue_s, *std::min_element(live_dequeue_s_.begin(), live_dequeue_s_.end()));
+    return probes_.dequeue_s;
+}
+
+std::int64_t adaptive_policy::dynamic_chunk(double fs) const noexcept {
+    if (spec_.chunk() > 0) return spec_.chunk();
+    const auto dynamic = static_cast<std::uint64_t>(std::llround((1.0 - fs) * static_cast<double>(iterations_)));
+    return chunk_for(dequeue_s(), iteration_s_, options_.chunk_overhead, dynamic, threads_);
+}
+
+loop::policy_choice adaptive_policy::choose(std::uint64_t iterations, int threads) {
+    if (threads != threads_) {
+        weighted_ = false;  // weights were per thread of another team
+        weights_.clear();
+        slow_runs_ = 0;
+    }
+    iterations_ = iterations;
+    threads_ = threads;
+    double fs = fs_;
+    std::int64_t chunk = 0;
+    switch (phase_) {
+        case phase::probe_static: fs = 1; break;
+        case phase::probe_dynamic: fs = 0; break;
+        case phase::searching:
+            if (local_) {
+                fs = local_->value_to_run();
+            } else if (nlopt_) {
+                const auto point = nlopt_->point_to_run();
+                fs = std::round(point[0] * 100) / 100;
+                if (point.size() > 1) chunk = std::max<std::int64_t>(1, std::llround(std::exp2(point[1])));
+            } else {
+                fs = std::min(1.0, sweep_index_ * fs_step);
+            }
+            break;
+        case phase::converged: chunk = chunk_; break;
+    }
+    if (fs < 1 && chunk == 0) chunk = dynamic_chunk(fs);
+    if (fs >= 1) chunk = 0;
+    // Rebuild the value only when it changes (building one parses a string: about a microsecond).
+    const bool run_static = fs >= 1 && !weighted_;
+    const bool unchanged = run_static ? current_.kind() == schedule_kind::static_block
+                                      : current_.kind() == schedule_kind::staggered && current_.static_fraction() == fs &&
+                                            current_.chunk() == std::max<std::int64_t>(chunk, 1);
+    if (!unchanged) current_ = run_static ? schedule() : schedule::staggered(fs, std::max<std::int64_t>(chunk, 1));
+    fs_ = fs;
+    chunk_ = chunk;
+    return {current_, weighted_ ? std::span<const double>(weights_) : std::span<const double>()};
+}
+
+adaptive_policy::run_facts adaptive_policy::facts_of(std::span<const loop::worker_record> records) const {
+    run_facts f;
+    double busy_max = 0;
+    for (const loop::worker_record& r : records) {
+        const double busy = seconds_between(r.start, r.end);
+        busy_max = std::max(busy_max, busy);
+        f.busy_s += busy;
+        const std::uint64_t iterations = r.static_iterations + r.dynamic_iterations;
+        f.speed.push_back(busy > 0 ? static_cast<double>(iterations) / busy : 0.0);
+        f.chunks += static_cast<double>(r.chunks);
+    }
+    f.static_only = f.chunks == 0;
+    const double busy_mean = f.busy_s / static_cast<double>(std::max<std::size_t>(records.size(), 1));
+    f.imbalance = busy_mean > 0 ? busy_max / busy_mean : 1.0;
+    if (iteration_s_ > 0) {
+        for (const loop::worker_record& r : records) {
+            const double late = seconds_between(r.start, r.static_end) -
+                                iteration_s_ * static_cast<double>(r.static_iterations);
+            f.lateness_s = std::max(f.lateness_s, late);
+        }
+    }
+    return f;
+}
+
+void adaptive_policy::learn(const run_facts& f) {
+    // The loop's work W (one core's time) is what a run without dynamic chunks keeps busy:
+    // the least such sum seen is the least disturbed. t1 = W / N is then the mean pace (the
+    // thesis's minimum over threads assumes equal iterations; on a ramp it would be the
+    // cheapest thread's pace and make every other cost look like overhead).
+    if (f.static_only && f.busy_s > 0 && (static_busy_s_ == 0 || f.busy_s < static_busy_s_)) {
+        static_busy_s_ = f.busy_s;
+        iteration_s_ = static_busy_s_ / static_cast<double>(std::max<std::uint64_t>(iterations_, 1));
+    }
+    // q from a live run with dynamic chunks: the busy time beyond W, per chunk. W is the same
+    // whoever runs which iteration, so this holds for uneven iterations too, and it counts
+    // what a chunk really costs here (the dequeue and the cache misses of moved work).
+    if (!f.static_only && static_busy_s_ > 0)
+        push_recent(live_dequeue_s_, std::max(0.0, (f.busy_s - static_busy_s_) / f.chunks));
+    watch_speeds(f);
+}
+
+void adaptive_policy::watch_speeds(const run_facts& f) {
+    const std::size_t p = f.speed.size();
+    if (p < 2) return;
+    // Slowest thread against the median of the others.
+    std::size_t slow = 0;
+    for (std::size_t t = 1; t < p; ++t)
+        if (f.speed[t] < f.speed[slow]) slow = t;
+    std::vector<double> others;
+    for (std::size_t t = 0; t < p; ++t)
+        if (t != slow) others.push_back(f.speed[t]);
+    const double reference = median(others);
+    const bool is_slow = reference > 0 && f.speed[slow] < options_.slow_core_ratio * reference;
+    if (is_slow && static_cast<int>(slow) == slow_thread_) ++slow_runs_;
+    else slow_runs_ = is_slow ? 1 : 0;
+    slow_thread_ = is_slow ? static_cast<int>(slow) : -1;
+
+    if (weighted_) {
+        loop::weighted_split::blend_weights(weights_, f.speed);
+        return;
+    }
+    if (slow_runs_ < options_.slow_core_runs) return;
+    weighted_ = true;
+    weights_.assign(p, 1.0);
+    loop::weighted_split::blend_weights(weights_, f.speed);
+    // A slow core, or iterations that cost more in one thread's block: either way, blocks
+    // sized by measured speed balance it without moving work at run time.
+    const std::string why = "thread " + std::to_string(slow) + " ran at " + fixed(f.speed[slow] / reference) +
+                            " of the others' speed for " + std::to_string(slow_runs_) +
+                            " runs (slow core or costlier iterations): weighted blocks";
+    if (phase_ == phase::converged) reopen(why);
+    else reason_ = why;
+}
+
+void adaptive_policy::observe(std::span<const loop::worker_record> records, runtime::ticks fork,
+                              runtime::ticks join) {
+    run_facts f = facts_of(records);
+    f.seconds = seconds_between(fork, join);
+    ++invocations_;
+    if (steps_.size() < options_.trace_limit)
+        steps_.push_back({current_.to_string(), fs_, chunk_, f.seconds});
+    if (phase_ != phase::converged) ++trials_;
+    const phase before = phase_;
+    learn(f);
+    if (phase_ != before) return;  // learning re-opened the search: this run judged the old choice
+    switch (phase_) {
+        case phase::probe_static: return after_probe_static(f);
+        case phase::probe_dynamic: return after_probe_dynamic(f);
+        case phase::searching: return judged_search(f.seconds);
+        case phase::converged: break;
+    }
+    if (fs_ >= 1) {
+        // On static blocks: late static parts in several recent runs mean noise or imbalance
+        // arrived; look again.
+        if (f.lateness_s > 0) push_recent(lateness_s_, f.lateness_s);
+        push_recent(late_, f.imbalance > 1 + options_.balance_tolerance, static_cast<std::size_t>(options_.late_window));
+        if (std::count(late_.begin(), late_.end(), true) >= options_.late_runs_to_reopen) {
+            static_seconds_ = f.seconds;
+            reopen("late static parts in " + std::to_string(std::count(late_.begin(), late_.end(), true)) + " of the last " +
+                   std::to_string(late_.size()) + " runs");
+        }
+        return;
+    }
+    if (local_) {
+        local_->observe(f.seconds);
+        if (local_->state() == tuner_state::searching) {
+            ++searches_;
+            phase_ = phase::searching;
+            reason_ = "drift: the time at fs=" + fixed(fs_) + " changed; searching again";
+        }
+        return;
+    }
+    // After nlopt or sweep: the same watch as local search's.
+    if (drift_.observe(f.seconds))
+        reopen("drift: the converged time changed by " + fixed(100 * drift_.last_change(), 0) + "%");
+}
+
+void adaptive_policy::after_probe_static(const run_facts& f) {
+    // Two static runs: a site's first invocation pays for cold caches and first touch, so
+    // the faster of the two speaks for the loop.
+    if (f.lateness_s > 0) push_recent(lateness_s_, f.lateness_s);
+    if (static_runs_ == 0 || f.seconds < static_seconds_) {
+        static_seconds_ = f.seconds;
+        static_imbalance_ = f.imbalance;
+    }
+    if (++static_runs_ < 2) {
+        reason_ = "probing: second static run";
+        return;
+    }
+    static_runs_ = 0;
+    if (static_imbalance_ <= 1 + options_.balance_tolerance && !weighted_) {
+        model_fs_ = 1;
+        return converge("balanced and quiet (max/mean busy " + fixed(static_imbalance_, 3) + "): static");
+    }
+    phase_ = phase::probe_dynamic;
+    reason_ = "probing: static run imbalanced (max/mean busy " + fixed(static_imbalance_, 3) + "); one dynamic run next";
+}
+
+void adaptive_policy::after_probe_dynamic(const run_facts& f) {
+    const double chunks_per_thread = f.chunks / std::max(threads_, 1);
+    const double overhead = chunks_per_thread * dequeue_s();
+    loop_measures m;
+    m.threads = threads_;
+    m.iterations = iterations_;
+    m.iteration_s = iteration_s_;
+    m.dequeue_s = dequeue_s() / static_cast<double>(std::max<std::int64_t>(chunk_, 1));  // per iteration
+    delay_app_s_ = std::max(0.0, static_seconds_ - f.seconds - overhead);
+    // Lateness beyond what the application's own imbalance explains is noise.
+    const double late = lateness_s_.empty() ? 0.0 : median(lateness_s_);
+    delay_noise_s_ = std::max(probes_.noise_s, late - delay_app_s_);
+    m.app_imbalance_s = delay_app_s_;
+    m.noise_s = delay_noise_s_;
+    model_ = model_dynamic_fraction(
+        m, spec_.delay() == delay_model::pessimistic ? delay_combination::pessimistic : delay_combination::optimistic);
+    model_fs_ = 1 - model_.dynamic_fraction;
+    start_search();
+}
+
+void adaptive_policy::start_search() {
+    ++searches_;
+    phase_ = phase::searching;
+    local_.reset();
+    nlopt_.reset();
+    sweep_index_ = -1;
+    switch (spec_.search()) {
+        case adaptive_search::local: {
+            local_search_options o;
+            o.step = fs_step;
+            o.samples_per_trial = 3;
+            o.statistic = sample_statistic::mean;
+            o.max_trials = options_.local_max_trials;
+            o.drift_patience = watch_samples;
+            local_ = std::make_unique<local_search_tuner>(model_fs_, o);
+            reason_ = "searching: local ±0.05 from the model's fs=" + fixed(model_fs_) + " (" +
+                      std::string(model_.reason) + ")";
+            return;
+        }
+        case adaptive_search::nlopt: {
+            std::vector<knob_range> knobs{{"fs", 0.0, 1.0}};
+            std::vector<double> start{model_fs_};
+            if (spec_.chunk() == 0) {
+                const double cap = std::max(1.0, static_cast<double>(iterations_) / (4.0 * std::max(threads_, 1)));
+                knobs.push_back({"log2_chunk", 0.0, std::max(1.0, std::log2(cap))});
+                start.push_back(std::log2(static_cast<double>(dynamic_chunk(std::min(model_fs_, 0.95)))));
+            }
+            nlopt_search_options o;
+            o.samples_per_point = nlopt_samples;
+            o.max_evaluations = nlopt_evaluations;
+            // Nelder–Mead: on noisy times (2%, medians of 3) it ended more than 5% above the
+            // minimum in 0.2% of 500 seeded searches, Subplex in 3.4% (nlopt_search_test).
+            o.algorithm = NLOPT_LN_NELDERMEAD;
+            nlopt_ = std::make_unique<nlopt_search>(std::move(knobs), std::move(start), o);
+            reason_ = "searching: NLopt over fs" + std::string(spec_.chunk() == 0 ? " and chunk" : "") +
+                      " from the model's fs=" + fixed(model_fs_);
+            return;
+        }
+        case adaptive_search::sweep:
+            sweep_index_ = 0;
+            sweep_samples_.clear();
+            sweep_best_seconds_ = 0;
+            reason_ = "searching: sweep of fs = 0, 0.05, …, 1";
+            return;
+    }
+}
+
+void adaptive_policy::judged_search(double seconds) {
+    if (local_) {
+        local_->observe(seconds);
+        if (local_->state() == tuner_state::converged) {
+            fs_ = local_->best_value();
+            chunk_ = fs_ < 1 ? dynamic_chunk(fs_) : 0;
+            converge("local search: " + std::string(local_->last_reason()) + " at fs=" + fixed(fs_));
+        }
+        return;
+    }
+    if (nlopt_) {
+        nlopt_->observe(seconds);
+        if (nlopt_->done()) {
+            const auto best = nlopt_->best_point();
+            fs_ = std::round(best[0] * 100) / 100;
+            chunk_ = fs_ >= 1 ? 0
+                     : best.size() > 1 ? std::max<std::int64_t>(1, std::llround(std::exp2(best[1])))
+                                       : dynamic_chunk(fs_);
+            converge("NLopt: " + std::string(nlopt_->reason()) + " after " + std::to_string(nlopt_->evaluations()) +
+                     " points, fs=" + fixed(fs_) + ", chunk=" + std::to_string(chunk_));
+        }
+        return;
+    }
+    sweep_samples_.push_back(seconds);
+    if (static_cast<int>(sweep_samples_.size()) < sweep_samples) return;
+    const double t = mean(sweep_samples_);
+    sweep_samples_.clear();
+    const double fs = std::min(1.0, sweep_index_ * fs_step);
+    if (sweep_best_seconds_ == 0 || t < sweep_best_seconds_) {
+        sweep_best_seconds_ = t;
+        sweep_best_fs_ = fs;
+    }
+    if (fs < 1) {
+        ++sweep_index_;
+        return;
+    }
+    fs_ = sweep_best_fs_;
+    chunk_ = fs_ < 1 ? dynamic_chunk(fs_) : 0;
+    converge("sweep: best of 21 fractions at fs=" + fixed(fs_));
+}
+
+void adaptive_policy::converge(std::string reason) {
+    phase_ = phase::converged;
+    reason_ = std::move(reason);
+    if (converged_at_ < 0) converged_at_ = static_cast<std::int64_t>(invocations_);
+    late_.clear();
+    drift_.reset();
+}
+
+void adaptive_policy::reopen(std::string reason) {
+    ++searches_;
+    local_.reset();
+    nlopt_.reset();
+    late_.clear();
+    phase_ = phase::probe_dynamic;
+    reason_ = std::move(reason) + "; probing again";
+}
+
+tuning_stats adaptive_policy::snapshot() const {
+    tuning_stats t;
+    constexpr std::string_view searches[] = {"local", "nlopt", "sweep"};
+    t.search = std::string(searches[static_cast<std::size_t>(spec_.search())]);
+    t.state = phase_ == phase::converged ? "converged" : phase_ == phase::searching ? "searching" : "probing";
+    t.chosen = current_.to_string();
+    t.reason = reason_;
+    t.model_fs = model_fs_;
+    t.delay_noise_s = delay_noise_s_;
+    t.delay_app_s = delay_app_s_;
+    t.dequeue_s = dequeue_s();
+    t.iteration_s = iteration_s_;
+    t.weighted = weighted_;
+    t.trials = trials_;
+    t.searches = searches_;
+    t.converged_at = converged_at_;
+    t.steps = steps_;
+    return t;
+}
+
+// The process-wide probes: measured once, on the team, before the first adaptive loop takes
+// it. A program that never runs an adaptive loop never pays for them.
+namespace {
+
+std::mutex probe_mutex;
+std::atomic<bool> probed{false};
+machine_probes measured;
+
+std::unique_ptr<loop::site_policy> make_policy(const schedule& spec) {
+    // Called under a site's mutex, so it must not take probe_mutex (held while the probes
+    // run loops, which take the registry's and other sites' mutexes: a lock-order cycle
+    // ThreadSanitizer found). `measured` is written once, before `probed` is released.
+    // Without probes (a loop_handle site, before any parallel_for), q and δ start at 0 and
+    // come from the site's own runs.
+    return std::make_unique<adaptive_policy>(spec, probed.load(std::memory_order_acquire) ? measured : machine_probes{});
+}
+
+void prepare(team& t) {
+    if (!probed.load(std::memory_order_acquire)) (void)measure_machine_once(t);
+}
+
+constexpr loop::site_policy_provider provider{&make_policy, &prepare};
+
+// Installs the provider when the library loads (see site_policy.hpp). The C symbol lets a
+// static link keep this object file (the library's link interface names it).
+struct install_at_load {
+    install_at_load() { loop::install_site_policy_provider(&provider); }
+} const installer;
+
+}  // namespace
+
+const loop::site_policy_provider& adaptive_provider() noexcept { return provider; }
+
+machine_probes measure_machine_once(team& t) {
+    std::lock_guard lock(probe_mutex);
+    if (!probed.load(std::memory_order_relaxed)) {
+        measured.dequeue_s = measure_dequeue_cost(t, 5, 1 << 14);
+        measured.noise_s = measure_noise_length(10, 0.01);
+        probed.store(true, std::memory_order_release);
+        runtime::report_once({runtime::report_level::info, runtime::report_category::loop, "I310",
+                              "adaptive: probed q = " + micros(measured.dequeue_s) + " per dequeue, noise events of " +
+                                  micros(measured.noise_s) + " (FWQ, 10 ms)",
+                              ""});
+    }
+    return measured;
+}
+
+}  // namespace aloe::adapt
+
+extern "C" {
+ALOE_API extern const int aloe_adapt_linked;
+const int aloe_adapt_linked = 1;
+}

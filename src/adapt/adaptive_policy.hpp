@@ -1,0 +1,154 @@
+// The `adaptive` schedule's tuner for one loop site (Kale's thesis ch. 4–6: modelSched's
+// model, uSched's search around it, vSched's staggered layout, the weighted static of ch. 3;
+// put together online, per site, from the loop's own invocations).
+//
+// Life of a site (each step is one invocation of the loop):
+//   1. probe static: run `static` twice (the first run of a site pays for cold caches; the
+//      faster speaks); measure the work W (summed busy time), t1 = W/N, the static part's
+//      lateness and imbalance (max/mean busy), per-thread speed.
+//      Balanced (imbalance ≤ 1 + balance_tolerance): keep running `static` (state
+//      converged, "balanced and quiet") and watch.
+//   2. probe dynamic: run `staggered,fs=0` with the chunk sized from q and t1; then
+//      δ_app = t_static − t_dynamic − overhead (overhead = chunks per thread · q). Every run
+//      with dynamic chunks refines q: (summed busy − W) / chunks.
+//   3. search: start at the model's fs = 1 − fd (dynamic_fraction_model), refine by local
+//      search (±0.05, judged by the mean of 3 invocations: see median.hpp), or by NLopt over
+//      fs and the chunk together (search=nlopt), or try every fs (search=sweep, "besf").
+//   4. converged: run the choice (`static` when it is fs = 1 on equal blocks); watch for
+//      drift: a lasting change of the time (local search's own watch, or drift_watch), or, on
+//      `static`, late static parts in `late_runs_to_reopen` of the last `late_window` runs.
+//      Drift re-opens the search at step 2.
+// At any step, a thread whose speed stays below slow_core_ratio of the median for
+// slow_core_runs runs in a row turns on weighted blocks (weights follow measured speed);
+// a converged search is re-opened then, since the best fraction changes with the weights.
+//
+// Cost per invocation: O(threads) arithmetic under the site's mutex; the process-wide probes
+// (q on the team, δ_noise by fixed-work quanta) run once, at the first adaptive loop.
+#pragma once
+
+#include "adapt/drift_watch.hpp"
+#include "adapt/dynamic_fraction_model.hpp"
+#include "adapt/local_search_tuner.hpp"
+#include "loop/site_policy.hpp"
+
+#include <aloe/schedule.hpp>
+#include <aloe/stats.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace aloe::adapt {
+
+class nlopt_search;
+
+/// What the process-wide probes measured (adaptive_policy.cpp measures them once).
+struct machine_probes {
+    double dequeue_s = 0;  ///< q: one dequeue from a shared counter on the team, seconds
+    double noise_s = 0;    ///< δ_noise: mean FWQ noise event on this machine, seconds
+};
+
+struct adaptive_options {
+    double balance_tolerance = 0.03;  ///< max/mean busy of a balanced run
+    double chunk_overhead = 0.05;     ///< a chunk's dequeue costs at most this share of its work
+    int local_max_trials = 5;         ///< local search candidates (3 invocations each), so the
+                                      ///< first convergence comes within 3 + 15 invocations
+    int late_window = 8;              ///< static watch: runs looked back on
+    int late_runs_to_reopen = 2;      ///< late runs among them that re-open the search
+    double slow_core_ratio = 0.85;    ///< a thread slower than this × median speed is slow …
+    int slow_core_runs = 3;           ///< … when it is so this many runs in a row
+    std::size_t trace_limit = 256;    ///< invocations kept in tuning_stats::steps
+};
+
+class adaptive_policy final : public loop::site_policy {
+public:
+    adaptive_policy(const schedule& spec, const machine_probes& probes, const adaptive_options& options = {});
+    ~adaptive_policy() override;
+
+    const schedule& spec() const noexcept override { return spec_; }
+    loop::policy_choice choose(std::uint64_t iterations, int threads) override;
+    void observe(std::span<const loop::worker_record> records, runtime::ticks fork, runtime::ticks join) override;
+    tuning_stats snapshot() const override;
+
+    /// The chunk for a dynamic part: the smallest whose dequeue (q) costs at most
+    /// `overhead` of its work (c·t1), at most a quarter of a thread's dynamic share, at
+    /// least 1. Exposed for tests.
+    static std::int64_t chunk_for(double dequeue_s, double iteration_s, double overhead, std::uint64_t dynamic_iterations,
+                                  int threads) noexcept;
+
+private:
+    enum class phase { probe_static, probe_dynamic, searching, converged };
+    struct run_facts;
+
+    run_facts facts_of(std::span<const loop::worker_record> records) const;
+    void learn(const run_facts& f);
+    void watch_speeds(const run_facts& f);
+    void after_probe_static(const run_facts& f);
+    void after_probe_dynamic(const run_facts& f);
+    void start_search();
+    void judged_search(double seconds);
+    void converge(std::string reason);
+    void reopen(std::string reason);
+    double dequeue_s() const noexcept;
+    std::int64_t dynamic_chunk(double fs) const noexcept;
+
+    schedule spec_;
+    machine_probes probes_;
+    adaptive_options options_;
+
+    phase phase_ = phase::probe_static;
+    std::string reason_ = "probing: first invocation runs static";
+    std::uint64_t iterations_ = 0;
+    int threads_ = 0;
+    std::uint64_t invocations_ = 0;
+    std::uint64_t trials_ = 0;
+    std::uint64_t searches_ = 0;
+    std::int64_t converged_at_ = -1;
+
+    // What the probes found.
+    double static_seconds_ = 0;
+    double static_imbalance_ = 1;
+    int static_runs_ = 0;
+    double iteration_s_ = 0;     // t1 = W / N
+    double static_busy_s_ = 0;   // W: the least busy sum of a run without dynamic chunks
+    std::vector<double> live_dequeue_s_;  // recent q estimates from dynamic parts
+    std::vector<double> lateness_s_;      // recent static-part lateness of late runs
+    std::vector<bool> late_;              // static watch: recent runs late or not
+    double delay_app_s_ = 0;
+    double delay_noise_s_ = 0;
+    fraction_decision model_{};
+    double model_fs_ = 1;
+
+    // What runs now.
+    schedule current_;
+    double fs_ = 1;
+    std::int64_t chunk_ = 0;
+
+    // Searches (one at a time).
+    std::unique_ptr<local_search_tuner> local_;
+    std::unique_ptr<nlopt_search> nlopt_;
+    int sweep_index_ = -1;
+    std::vector<double> sweep_samples_;
+    double sweep_best_seconds_ = 0;
+    double sweep_best_fs_ = 1;
+    drift_watch drift_;  // after nlopt/sweep
+
+    // Slow core.
+    bool weighted_ = false;
+    std::vector<double> weights_;
+    int slow_thread_ = -1;
+    int slow_runs_ = 0;
+
+    std::vector<tuning_step> steps_;
+};
+
+/// The provider adapt/ installs into loop/ at load time (exposed for tests).
+const loop::site_policy_provider& adaptive_provider() noexcept;
+
+/// The process-wide probe results, measuring them on `t` the first time (thread-safe).
+machine_probes measure_machine_once(team& t);
+
+}  // namespace aloe::adapt
