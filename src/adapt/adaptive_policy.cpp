@@ -440,8 +440,6 @@ struct install_at_load {
 
 }  // namespace
 
-const loop::site_policy_provider& adaptive_provider() noexcept { return provider; }
-
 machine_probes measure_machine_once(team& t) {
     std::lock_guard lock(probe_mutex);
     if (!probed.load(std::memory_order_relaxed)) {

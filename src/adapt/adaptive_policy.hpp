@@ -36,7 +36,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -144,9 +143,6 @@ private:
 
     std::vector<tuning_step> steps_;
 };
-
-/// The provider adapt/ installs into loop/ at load time (exposed for tests).
-const loop::site_policy_provider& adaptive_provider() noexcept;
 
 /// The process-wide probe results, measuring them on `t` the first time (thread-safe).
 machine_probes measure_machine_once(team& t);
