@@ -31,4 +31,18 @@ void commit_schedule(const any_schedule& s, std::span<const worker_record> recor
         s);
 }
 
+void make_site_schedule(any_schedule& out, site_state& st, const schedule& spec, std::uint64_t count, int threads,
+                        runtime::arena& scratch) {
+    if (spec.kind() != schedule_kind::adaptive) return make_schedule(out, loop_setup{count, threads, spec, st.history, scratch});
+    const policy_choice choice = choose_adaptive(st.policy, spec, count, threads);
+    make_schedule(out, loop_setup{count, threads, choice.run, st.history, scratch, choice.block_weights});
+}
+
+void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec, std::span<const worker_record> records,
+                     runtime::ticks t0, runtime::ticks t1) {
+    commit_schedule(s, records, st.history);
+    if (spec.kind() == schedule_kind::adaptive && st.policy) st.policy->observe(records, t0, t1);
+    st.stats.add_parallel(records, t0, t1, spec);
+}
+
 }  // namespace aloe::loop

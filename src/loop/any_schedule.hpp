@@ -2,6 +2,7 @@
 #pragma once
 
 #include "loop/schedules/dynamic.hpp"
+#include "loop/site_registry.hpp"
 #include "loop/schedules/guided.hpp"
 #include "loop/schedules/hybrid.hpp"
 #include "loop/schedules/staggered.hpp"
@@ -23,9 +24,10 @@ static_assert(loop_schedule<static_blocks> && loop_schedule<static_cyclic> && lo
               loop_schedule<staggered_queues<queue_claim::mutex>> && loop_schedule<weighted_split> &&
               loop_schedule<tasklet_queue>);
 
-/// True for the schedules whose setup reads the site's history (and so needs its mutex).
+/// True for the schedules whose setup reads the site's history or tuner (and so needs its mutex).
 inline bool reads_history(const schedule& s) noexcept {
-    return s.kind() == schedule_kind::weighted || s.kind() == schedule_kind::tasklets;
+    return s.kind() == schedule_kind::weighted || s.kind() == schedule_kind::tasklets ||
+           s.kind() == schedule_kind::adaptive;
 }
 
 /// Builds the state of `setup.spec`'s schedule into `out` (setup.count > 0).
@@ -33,5 +35,16 @@ void make_schedule(any_schedule& out, const loop_setup& setup);
 
 /// Calls commit() of whichever schedule `s` holds.
 void commit_schedule(const any_schedule& s, std::span<const worker_record> records, site_history& h);
+
+/// Builds `spec`'s state for one run at site `st` into `out` (count > 0); an `adaptive` spec
+/// first asks the site's policy for the concrete schedule. Under st.mutex when
+/// reads_history(spec).
+void make_site_schedule(any_schedule& out, site_state& st, const schedule& spec, std::uint64_t count, int threads,
+                        runtime::arena& scratch);
+
+/// After the join, under st.mutex: the schedule's history, the adaptive policy's observation
+/// and the site's statistics, from the workers' records (fork at t0, join done at t1).
+void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec, std::span<const worker_record> records,
+                     runtime::ticks t0, runtime::ticks t1);
 
 }  // namespace aloe::loop

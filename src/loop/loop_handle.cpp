@@ -107,12 +107,7 @@ void handle_state::build(int nt) {
     } else {
         {
             std::lock_guard lock(site->mutex);
-            if (spec.kind() == schedule_kind::adaptive) {
-                const policy_choice choice = choose_adaptive(site->policy, spec, space.count, nt);
-                make_schedule(sched, loop_setup{space.count, nt, choice.run, site->history, scratch, choice.block_weights});
-            } else {
-                make_schedule(sched, loop_setup{space.count, nt, spec, site->history, scratch});
-            }
+            make_site_schedule(sched, *site, spec, space.count, nt, scratch);
         }
         step = std::visit(
             [](auto& s) -> bool (*)(handle_state&, int, chunk&) noexcept {
@@ -132,9 +127,7 @@ void handle_state::finish_thread() {
     const runtime::ticks t1 = runtime::now_ticks();
     {
         std::lock_guard lock(site->mutex);
-        commit_schedule(sched, records, site->history);
-        if (spec.kind() == schedule_kind::adaptive && site->policy) site->policy->observe(records, t0, t1);
-        site->stats.add_parallel(records, t0, t1, spec);
+        commit_site_run(sched, *site, spec, records, t0, t1);
     }
     count_loop(records, t0, t1);
 }

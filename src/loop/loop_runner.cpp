@@ -2,8 +2,9 @@
 // chunks, join, and fold the workers' records into the site's history and statistics.
 //
 // Per loop, on the thread that starts it: one site lookup (thread-local cache), one
-// try-acquire of the team, for `adaptive` the site policy's choice (adapt/), the schedule's setup in the team's arena (no allocation in the
-// steady state), the site's mutex twice (setup, commit). Per worker: one std::visit, then a
+// try-acquire of the team, for `adaptive` the site policy's choice (adapt/), the schedule's
+// setup in the team's arena (no allocation in the steady state), the site's mutex twice
+// (setup, commit). Per worker: one std::visit, then a
 // loop instantiated for the concrete schedule (no per-chunk dispatch), three clock reads.
 #include "loop/any_schedule.hpp"
 #include "loop/loop_stats.hpp"
@@ -102,8 +103,7 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
     arrange_stats_at_exit();
     site_state& st = site_registry::instance().find(site);
     runtime::worker_team& workers = t.workers();
-    const bool adaptive = s.kind() == schedule_kind::adaptive;
-    if (adaptive && workers.size() > 1 && !runtime::worker_team::in_job()) prepare_adaptive(t);
+    if (s.kind() == schedule_kind::adaptive && workers.size() > 1 && !runtime::worker_team::in_job()) prepare_adaptive(t);
     if (workers.size() == 1 || !workers.try_acquire()) {
         run_serial(st, n, s, fn, ctx);
         return;
@@ -121,13 +121,8 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
     {
         // Only schedules that read the site's history (or tuner) need its mutex here.
         std::unique_lock lock(st.mutex, std::defer_lock);
-        if (reads_history(s) || adaptive) lock.lock();
-        if (adaptive) {
-            const policy_choice choice = choose_adaptive(st.policy, s, n, p);
-            make_schedule(sched, loop_setup{n, p, choice.run, st.history, scratch, choice.block_weights});
-        } else {
-            make_schedule(sched, loop_setup{n, p, s, st.history, scratch});
-        }
+        if (reads_history(s)) lock.lock();
+        make_site_schedule(sched, st, s, n, p, scratch);
     }
     loop_job job{&sched, records.data(), fn, ctx};
     const runtime::ticks t0 = runtime::now_ticks();
@@ -135,9 +130,7 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
     const runtime::ticks t1 = runtime::now_ticks();
     {
         std::lock_guard lock(st.mutex);
-        commit_schedule(sched, records, st.history);
-        if (adaptive && st.policy) st.policy->observe(records, t0, t1);
-        st.stats.add_parallel(records, t0, t1, s);
+        commit_site_run(sched, st, s, records, t0, t1);
     }
     count_loop(records, t0, t1);
 }
