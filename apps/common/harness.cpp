@@ -57,6 +57,20 @@ std::int64_t parse_chunk(runtime_kind r, std::string_view text, const std::strin
     return chunk;
 }
 
+// omp_get_schedule()'s kind as OMP_SCHEDULE spells it ("dynamic", "monotonic:guided", …).
+std::string omp_kind_name(omp_sched_t kind) {
+    const auto bits = static_cast<unsigned>(kind);
+    constexpr unsigned monotonic = 0x80000000U;  // omp_sched_monotonic (OpenMP 4.5)
+    std::string name = (bits & monotonic) != 0 ? "monotonic:" : "";
+    switch (static_cast<omp_sched_t>(bits & ~monotonic)) {
+    case omp_sched_static: return name + "static";
+    case omp_sched_dynamic: return name + "dynamic";
+    case omp_sched_guided: return name + "guided";
+    case omp_sched_auto: return name + "auto";
+    default: return name + "kind" + std::to_string(bits & ~monotonic);  // an extension's kind
+    }
+}
+
 }  // namespace
 
 run_schedule parse_run_schedule(runtime_kind runtime, std::string_view text) {
@@ -76,7 +90,22 @@ run_schedule parse_run_schedule(runtime_kind runtime, std::string_view text) {
     }
     case runtime_kind::libgomp:
     case runtime_kind::libomp: {
-        constexpr std::string_view expected = "static, static,C, dynamic[,C], guided[,C] or nonmonotonic:dynamic[,C]";
+        constexpr std::string_view expected =
+            "static, static,C, dynamic[,C], guided[,C], nonmonotonic:dynamic[,C], runtime or runtime,KIND[,C]";
+        if (text == "runtime" || text.starts_with("runtime,")) {
+            s.omp = omp_kind::runtime;
+            s.chunk = 0;
+            if (text == "runtime") return s;  // the run-sched-var is the environment's
+            const std::string_view rest = text.substr(std::string_view("runtime,").size());
+            const auto [kind, number] = split_kind(rest);
+            if (kind == "static") s.runtime_set = omp_sched_static;
+            else if (kind == "dynamic") s.runtime_set = omp_sched_dynamic;
+            else if (kind == "guided") s.runtime_set = omp_sched_guided;
+            else if (kind == "auto") s.runtime_set = omp_sched_auto;
+            else throw bad("runtime,KIND[,C] with KIND static, dynamic, guided or auto");
+            if (rest.find(',') != std::string_view::npos) s.chunk = parse_chunk(runtime, text, number);
+            return s;
+        }
         const auto [kind, number] = split_kind(text);
         if (kind == "static") s.omp = text.find(',') == std::string_view::npos ? omp_kind::static_block : omp_kind::static_chunk;
         else if (kind == "dynamic") s.omp = omp_kind::dynamic;
@@ -155,7 +184,8 @@ void harness::start() {
     const std::vector<int> allowed = allowed_cpus();
     const std::string runtime_text = flags_.text("--runtime", "aloe", "aloe, libgomp, libomp, tbb or serial");
     const std::string schedule_text =
-        flags_.text("--schedule", "", "schedule for the runtime (default: static; tbb: auto; see apps/README.md)");
+        flags_.text("--schedule", "", "schedule for the runtime (default: static; tbb: auto; OpenMP runtime: "
+                                      "OMP_SCHEDULE decides; see apps/README.md)");
     const std::int64_t threads = flags_.integer("--threads", static_cast<std::int64_t>(allowed.size()),
                                                 "threads of every runtime (default: the CPUs this process may use)");
     bind_ = flags_.text("--bind", "close", "close: thread i on the i-th allowed CPU; none: leave placement to the OS");
@@ -234,9 +264,26 @@ void harness::start() {
     case runtime_kind::libomp: {
         omp_set_dynamic(0);
         omp_set_num_threads(threads_);
+        if (schedule_.omp == omp_kind::runtime) {
+            // The run-sched-var, before the first region: set here for runtime,KIND[,C]; for
+            // plain runtime left as OMP_SCHEDULE (or a tool such as `aloe run`) has it.
+            const char* env = std::getenv("OMP_SCHEDULE");
+            if (schedule_.runtime_set) {
+                omp_set_schedule(*schedule_.runtime_set, static_cast<int>(schedule_.chunk));
+                runtime_source_ = "omp_set_schedule";
+            } else {
+                runtime_source_ = env != nullptr && *env != '\0' ? "OMP_SCHEDULE" : "default";
+            }
+            omp_sched_t kind{};
+            omp_get_schedule(&kind, &runtime_chunk_);
+            runtime_kind_name_ = omp_kind_name(kind);
+            runtime_value_ = runtime_kind_name_ + (runtime_chunk_ > 0 ? "," + std::to_string(runtime_chunk_) : "");
+            if (env != nullptr) runtime_env_ = env;
+        }
 #pragma omp parallel
         { (void)omp_get_thread_num(); }  // start the pool outside the timed steps
         openmp_library_ = loaded_openmp_library();
+        interposer_ = loaded_library("libaloe-gomp");
         const bool is_libomp = openmp_library_.starts_with("libomp");
         if (is_libomp != (runtime_ == runtime_kind::libomp)) {
             throw std::runtime_error("--runtime " + std::string(to_string(runtime_)) + " but the loaded OpenMP library is '" +
@@ -322,6 +369,30 @@ void harness::write_tuning(json_writer& j) const {
     if (any) j.end_array();
 }
 
+void harness::write_openmp_schedule(json_writer& j) const {
+    // What an OpenMP run's loops really ran under: schedule(runtime)'s run-sched-var as
+    // omp_get_schedule() reported it, and the aloe interposer when one was preloaded (`aloe
+    // run`), with the aloe schedule it was told to use. Only OpenMP runs have these keys.
+    if (runtime_ != runtime_kind::libgomp && runtime_ != runtime_kind::libomp) return;
+    if (schedule_.omp == omp_kind::runtime) {
+        j.key("runtime_schedule").begin_object();
+        j.key("value").value(runtime_value_).key("kind").value(runtime_kind_name_);
+        j.key("chunk").value(runtime_chunk_).key("source").value(runtime_source_);
+        j.key("OMP_SCHEDULE");
+        if (runtime_env_) j.value(*runtime_env_); else j.null();
+        j.end_object();
+    }
+    j.key("interposer");
+    if (interposer_.empty()) {
+        j.null();
+    } else {
+        const char* aloe_schedule = std::getenv("ALOE_SCHEDULE");
+        j.begin_object().key("library").value(interposer_).key("ALOE_SCHEDULE");
+        if (aloe_schedule != nullptr) j.value(std::string_view(aloe_schedule)); else j.null();
+        j.end_object();
+    }
+}
+
 void harness::run_steps(const std::function<void(int)>& step) {
     const int total = warmup_ + steps_;
     step_s_.reserve(static_cast<std::size_t>(steps_));
@@ -367,6 +438,7 @@ int harness::finish() {
     j.end_array();
     j.key("openmp_library");
     if (openmp_library_.empty()) j.null(); else j.value(openmp_library_);
+    write_openmp_schedule(j);
     j.key("steps").value(steps_).key("warmup").value(warmup_).key("total_s").value(total_s_);
     j.key("step_s").begin_array();
     for (const double t : step_s_) j.value(t);
@@ -427,8 +499,11 @@ int harness::finish() {
     std::vector<double> sorted = step_s_;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
+    std::string shown = schedule_.text;  // and what schedule(runtime) ran, and under aloe run
+    if (!runtime_value_.empty()) shown += " (" + runtime_value_ + ")";
+    if (!interposer_.empty()) shown += " [aloe run]";
     std::fprintf(stderr, "%s %s '%s' threads=%d: %d steps, median step %.3f ms, total %.4f s, noise events %lld, %s\n",
-                 workload_.c_str(), std::string(to_string(runtime_)).c_str(), schedule_.text.c_str(), threads_, steps_,
+                 workload_.c_str(), std::string(to_string(runtime_)).c_str(), shown.c_str(), threads_, steps_,
                  median * 1e3, total_s_, static_cast<long long>(noise_ ? noise_->events() : 0),
                  ok ? "check ok" : "CHECK FAILED");
     return ok ? 0 : 3;

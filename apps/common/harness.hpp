@@ -19,6 +19,8 @@
 //
 // Common flags (see `--help` of any workload):
 //   --runtime aloe|libgomp|libomp|tbb|serial   --schedule S   --threads N   --bind close|none
+//   (OpenMP --schedule runtime: the loop is compiled schedule(runtime) and the run-sched-var
+//   comes from OMP_SCHEDULE, or from a tool such as `aloe run`; runtime,KIND[,C] sets it here)
 //   --steps K  --warmup W  --noise-p P  --noise-us D  --noise-core random|C  --noise-seed S
 //   --background CPU:DUTY[:PERIOD_US]  --timeline  --json FILE|-  --check full|quick
 //   --corrupt-result (tests: the check must then fail)
@@ -55,7 +57,9 @@ class json_writer;
 enum class runtime_kind { aloe, libgomp, libomp, tbb, serial };
 
 /// An OpenMP schedule the workloads can select at run time (each is its own pragma).
-enum class omp_kind { static_block, static_chunk, dynamic, guided, nonmonotonic_dynamic };
+/// `runtime` is schedule(runtime): the run-sched-var ICV decides (OMP_SCHEDULE,
+/// omp_set_schedule, or a tool that takes the loop over, such as `aloe run`).
+enum class omp_kind { static_block, static_chunk, dynamic, guided, nonmonotonic_dynamic, runtime };
 /// A oneTBB partitioner.
 enum class tbb_kind { simple, auto_part, affinity, static_part };
 
@@ -66,12 +70,16 @@ struct run_schedule {
     omp_kind omp = omp_kind::static_block;
     tbb_kind tbb = tbb_kind::auto_part;
     std::int64_t chunk = 1;           // OpenMP chunk, TBB grain size
+    /// omp_kind::runtime with "runtime,KIND[,C]": the harness sets the run-sched-var to KIND
+    /// and `chunk` (0: the library's default) with omp_set_schedule. Plain "runtime" leaves
+    /// the ICV to the environment (empty here).
+    std::optional<omp_sched_t> runtime_set;
 };
 
 /// Parses `text` for `runtime`; throws usage_error naming what is wrong. Accepted:
 /// aloe: any aloe schedule string; libgomp/libomp: static, static,C, dynamic[,C], guided[,C],
-/// nonmonotonic:dynamic[,C]; tbb: simple[,GRAIN], auto[,GRAIN], affinity[,GRAIN], static;
-/// serial: serial (or empty).
+/// nonmonotonic:dynamic[,C], runtime, runtime,KIND[,C] (KIND: static, dynamic, guided, auto);
+/// tbb: simple[,GRAIN], auto[,GRAIN], affinity[,GRAIN], static; serial: serial (or empty).
 run_schedule parse_run_schedule(runtime_kind runtime, std::string_view text);
 std::string_view to_string(runtime_kind r) noexcept;
 
@@ -137,6 +145,7 @@ private:
     void loop_started();
     void loop_finished(site_state& s);
     void write_tuning(json_writer& j) const;
+    void write_openmp_schedule(json_writer& j) const;
     std::int64_t& finish_stamp(int thread) noexcept { return finish_ns_[static_cast<std::size_t>(thread) * 8]; }
     static std::int64_t now_ns() noexcept;
 
@@ -159,6 +168,14 @@ private:
     std::string json_path_;
     std::string bind_;
     std::string openmp_library_;
+    std::string interposer_;          // a loaded libaloe-gomp*, e.g. under `aloe run`
+    // schedule(runtime) runs: the run-sched-var as omp_get_schedule() reported it at start
+    // (kind name with an optional "monotonic:" modifier, chunk), and where it came from.
+    std::string runtime_value_;
+    std::string runtime_kind_name_;
+    int runtime_chunk_ = 0;
+    std::string runtime_source_;
+    std::optional<std::string> runtime_env_;  // OMP_SCHEDULE as the process saw it
     std::string noise_core_text_;
     noise_options noise_opts_;
     std::optional<background_options> background_opts_;
@@ -230,6 +247,9 @@ void harness::omp_for(std::int64_t n, Body& body) {
     case omp_kind::nonmonotonic_dynamic:
         ALOE_APPS_OMP_LOOP("omp parallel for schedule(nonmonotonic: dynamic, c)",
                            "omp for schedule(nonmonotonic: dynamic, c) nowait")
+        break;
+    case omp_kind::runtime:
+        ALOE_APPS_OMP_LOOP("omp parallel for schedule(runtime)", "omp for schedule(runtime) nowait")
         break;
     }
 #undef ALOE_APPS_OMP_LOOP

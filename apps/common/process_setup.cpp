@@ -178,6 +178,26 @@ std::string loaded_openmp_library() {
     return (ec ? fs::path(path) : real).filename().string();
 }
 
+std::string loaded_library(const std::string& prefix) {
+    struct search {
+        const std::string& prefix;
+        std::string path;
+    } state{prefix, {}};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+            auto& s = *static_cast<search*>(data);
+            const std::string path = info->dlpi_name == nullptr ? "" : info->dlpi_name;
+            if (!fs::path(path).filename().string().starts_with(s.prefix)) return 0;
+            s.path = path;
+            return 1;
+        },
+        &state);
+    if (state.path.empty()) return {};
+    std::error_code ec;
+    const fs::path real = fs::canonical(state.path, ec);
+    return (ec ? fs::path(state.path) : real).filename().string();
+}
+
 bool pin_current_thread(int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);

@@ -23,6 +23,10 @@ void ensure_environment(const std::vector<std::pair<std::string, std::string>>& 
 /// "libomp.so.5"), after resolving links; empty if none.
 std::string loaded_openmp_library();
 
+/// The file name of the first loaded object whose file name starts with `prefix` (e.g.
+/// "libaloe-gomp" finds the `aloe run` interposer), after resolving links; empty if none.
+std::string loaded_library(const std::string& prefix);
+
 /// Pins the calling thread to `cpu`; false (errno kept) when the kernel refuses.
 bool pin_current_thread(int cpu);
 

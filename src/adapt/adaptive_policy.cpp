@@ -113,6 +113,9 @@ loop::policy_choice adaptive_policy::choose(std::uint64_t iterations, int thread
             break;
         case phase::converged: chunk = chunk_; break;
     }
+    // Steps of 0.05 add up to 0.9500000000000001; a millionth is finer than any search step,
+    // and the schedule then prints as the fraction it means.
+    fs = std::round(fs * 1e6) / 1e6;
     if (fs < 1 && chunk == 0) chunk = dynamic_chunk(fs);
     if (fs >= 1) chunk = 0;
     // Rebuild the value only when it changes (building one parses a string: about a microsecond).

@@ -152,8 +152,10 @@ parse_result parse_schedule(std::string_view s, config& cfg) {
     return std::nullopt;
 }
 
-parse_result parse_stats(std::string_view s, config& cfg) {
-    cfg.stats_file = std::string(s);
+// Paths: stored as given; whoever writes or reads the file reports a problem with it.
+template <std::string config::*field>
+parse_result parse_text(std::string_view s, config& cfg) {
+    cfg.*field = std::string(s);
     return std::nullopt;
 }
 
@@ -224,7 +226,10 @@ std::string print_wait_policy(const config& cfg) {
 }
 std::string print_spin_us(const config& cfg) { return std::to_string(cfg.spin_us); }
 std::string print_schedule(const config& cfg) { return or_none(cfg.schedule); }
-std::string print_stats(const config& cfg) { return or_none(cfg.stats_file); }
+template <std::string config::*field>
+std::string print_text(const config& cfg) {
+    return or_none(cfg.*field);
+}
 std::string print_verbose(const config& cfg) {
     return cfg.verbose.empty() ? "none" : cfg.verbose;
 }
@@ -278,14 +283,28 @@ constexpr std::array settings_table{
                  setting_source::aloe_environment, parse_schedule, print_schedule},
     setting_spec{"ALOE_STATS", "W107", "path", "(none)", "file path",
                  "Write per-loop-site statistics as JSON to this file at exit.",
-                 setting_source::aloe_environment, parse_stats, print_stats},
+                 setting_source::aloe_environment, parse_text<&config::stats_file>, print_text<&config::stats_file>},
     setting_spec{"ALOE_VERBOSE", "W108", "category list", "none",
-                 "all, none, or a comma list of runtime, topology, config, loop, caps",
+                 "all, none, or a comma list of runtime, topology, config, loop, caps, omp",
                  "Report categories whose info messages are printed (warnings always are).",
                  setting_source::aloe_environment, parse_verbose, print_verbose},
     setting_spec{"ALOE_DISPLAY_ENV", "W109", "boolean", "false", "0, 1, true, false",
                  "Print the effective settings and their sources to stderr at start-up.",
                  setting_source::aloe_environment, parse_display_env, print_display_env},
+    setting_spec{"ALOE_OMP_RULES", "W110", "path", "(none)", "file path",
+                 "GOMP interposer (aloe run --rules): a file of 'site schedule' lines choosing "
+                 "the schedule per OpenMP loop site.",
+                 setting_source::aloe_environment, parse_text<&config::omp_rules_file>, print_text<&config::omp_rules_file>},
+    setting_spec{"ALOE_OMP_STATS", "W111", "path", "(none)", "file path",
+                 "GOMP interposer (aloe run --stats): write region and loop sites as JSON at exit.",
+                 setting_source::aloe_environment, parse_text<&config::omp_stats_file>, print_text<&config::omp_stats_file>},
+    setting_spec{"ALOE_OMP_SUMMARY", "W112", "path", "(none)", "file path, or - for stderr",
+                 "GOMP interposer: write the per-site summary table at exit (aloe run prints it).",
+                 setting_source::aloe_environment, parse_text<&config::omp_summary_file>, print_text<&config::omp_summary_file>},
+    setting_spec{"ALOE_TRACE", "W113", "path", "(none)", "file path",
+                 "GOMP interposer (aloe run --trace): write a Chrome trace-event JSON of regions "
+                 "and loops per thread at exit (open it in Perfetto).",
+                 setting_source::aloe_environment, parse_text<&config::trace_file>, print_text<&config::trace_file>},
 };
 
 thread_local bool loading_on_this_thread = false;

@@ -37,6 +37,11 @@ struct config {
     std::int64_t spin_us = 1000;
     std::string schedule;      ///< ALOE_SCHEDULE as given; empty means "none set"
     std::string stats_file;    ///< ALOE_STATS: write per-site statistics as JSON here at exit
+    // The GOMP interposer's (src/omp/, loaded by `aloe run`); other programs ignore them.
+    std::string omp_rules_file;    ///< ALOE_OMP_RULES: per-loop-site schedules
+    std::string omp_stats_file;    ///< ALOE_OMP_STATS: region and loop sites as JSON at exit
+    std::string omp_summary_file;  ///< ALOE_OMP_SUMMARY: the per-site table at exit ("-": stderr)
+    std::string trace_file;        ///< ALOE_TRACE: Chrome trace-event JSON at exit
     std::string verbose;       ///< ALOE_VERBOSE: report categories shown at info level
     bool display_env = false;  ///< ALOE_DISPLAY_ENV: print the effective settings at start-up
     /// Where each variable's value came from, by variable name; a name that is absent has

@@ -183,6 +183,7 @@ std::string_view to_string(report_category c) {
     case report_category::config: return "config";
     case report_category::loop: return "loop";
     case report_category::caps: return "caps";
+    case report_category::omp: return "omp";
     }
     return "?";
 }

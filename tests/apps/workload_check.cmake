@@ -3,6 +3,12 @@
 #   cmake -DAPP=<binary> -DRUNTIME=<runtime> -DSCHEDULES=<a;b;c> -DARGS=<workload flags>
 #         [-DTHREADS=3] -P workload_check.cmake
 # With -DEXPECT_CORRUPT=1 the run must fail its own check (exit 3) instead.
+#
+# Under `aloe run` (the libgomp interposer): -DALOE=<aloe tool> -DALOE_SCHEDULE=<S> runs every
+# non-serial run as `aloe run --schedule S --threads THREADS --summary none -- APP …`, and
+# checks besides that the record saw the interposer loaded with ALOE_SCHEDULE=S (both must
+# survive the app's re-execution of itself), that libgomp was the OpenMP library, and, for
+# `--schedule runtime`, that the record names the run-sched-var it ran under.
 cmake_minimum_required(VERSION 3.22)
 if(NOT DEFINED THREADS)
   set(THREADS 3)
@@ -10,9 +16,17 @@ endif()
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 
 function(run_once runtime schedule out_checksum)
-  execute_process(COMMAND ${APP} ${args} --runtime ${runtime} --schedule ${schedule}
+  set(wrap "")
+  if(DEFINED ALOE AND NOT runtime STREQUAL "serial")
+    set(wrap ${ALOE} run --schedule ${ALOE_SCHEDULE} --threads ${THREADS} --summary none --)
+  endif()
+  execute_process(COMMAND ${wrap} ${APP} ${args} --runtime ${runtime} --schedule ${schedule}
                           --threads ${THREADS} --json -
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(what "${runtime} '${schedule}'")
+  if(wrap)
+    set(what "aloe run --schedule ${ALOE_SCHEDULE} -- ${what}")
+  endif()
   if(EXPECT_CORRUPT)
     if(NOT rc EQUAL 3)
       message(FATAL_ERROR "${runtime} '${schedule}' with --corrupt-result exited ${rc}, expected 3 "
@@ -22,11 +36,33 @@ function(run_once runtime schedule out_checksum)
     return()
   endif()
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${runtime} '${schedule}' exited ${rc}\n${err}")
+    message(FATAL_ERROR "${what} exited ${rc}\n${err}")
   endif()
   string(JSON ok GET "${out}" ok)
   if(NOT ok)
-    message(FATAL_ERROR "${runtime} '${schedule}': record says ok=false\n${out}")
+    message(FATAL_ERROR "${what}: record says ok=false\n${out}")
+  endif()
+  if(wrap)
+    string(JSON library ERROR_VARIABLE no GET "${out}" openmp_library)
+    string(JSON interposer ERROR_VARIABLE no GET "${out}" interposer library)
+    string(JSON told ERROR_VARIABLE no GET "${out}" interposer ALOE_SCHEDULE)
+    if(NOT library MATCHES "^libgomp")
+      message(FATAL_ERROR "${what}: the OpenMP library was '${library}', not libgomp\n${out}")
+    endif()
+    if(NOT interposer MATCHES "^libaloe-gomp")
+      message(FATAL_ERROR "${what}: the record saw no libaloe-gomp loaded (did LD_PRELOAD "
+                          "survive the app's re-execution?)\n${out}\n${err}")
+    endif()
+    if(NOT told STREQUAL ALOE_SCHEDULE)
+      message(FATAL_ERROR "${what}: the app saw ALOE_SCHEDULE='${told}'\n${out}")
+    endif()
+    if(schedule MATCHES "^runtime")
+      string(JSON value ERROR_VARIABLE no GET "${out}" runtime_schedule value)
+      if(value STREQUAL "" OR value MATCHES "NOTFOUND$")
+        message(FATAL_ERROR "${what}: the record has no runtime_schedule value\n${out}")
+      endif()
+      set(what "${what} (run-sched-var ${value})")
+    endif()
   endif()
   string(JSON bits GET "${out}" checksum_bits)
   set(${out_checksum} "${bits}" PARENT_SCOPE)
@@ -38,5 +74,9 @@ foreach(schedule IN LISTS SCHEDULES)
   if(NOT EXPECT_CORRUPT AND NOT bits STREQUAL reference)
     message(FATAL_ERROR "${RUNTIME} '${schedule}': checksum ${bits} differs from serial ${reference}")
   endif()
-  message(STATUS "${RUNTIME} '${schedule}': ok ${bits}")
+  if(DEFINED ALOE)
+    message(STATUS "aloe run --schedule ${ALOE_SCHEDULE} -- ${RUNTIME} '${schedule}': ok ${bits}")
+  else()
+    message(STATUS "${RUNTIME} '${schedule}': ok ${bits}")
+  endif()
 endforeach()

@@ -11,6 +11,11 @@ at fs=0.9) and converges on fs=0.9 at invocation 8; its record gains a `tuning` 
 invocation costs what a fixed run at that fs costs, so the timed steps include the search's
 cost when warmup + steps is short.
 
+`--runtime libgomp|libomp --schedule runtime` reads OMP_SCHEDULE (default dynamic,1) as the
+run-sched-var and records it (`runtime_schedule`); under the fake `aloe run`
+(FAKE_ALOE_INTERPOSER set) the record names the interposer and ALOE_SCHEDULE, and a `forward`
+run costs 0.4% more than the same run-sched-var on plain libgomp.
+
 Environment (each names runs as "runtime:schedule", several separated by ';'):
   FAKE_APP_FAIL          exit 1 with a message      FAKE_APP_BAD_CHECKSUM  wrong checksum_bits
   FAKE_APP_WRONG_LIB     report the other OpenMP library
@@ -103,6 +108,22 @@ def main(argv):
     step = base if runtime == "serial" else base / threads * factor(runtime, schedule)
     p, us = float(f.get("--noise-p", 0)), float(f.get("--noise-us", 0))
     duty = float(f["--background"].split(":")[1]) if "--background" in f else 0.0
+    openmp = runtime in ("libgomp", "libomp")
+    interposer = os.environ.get("FAKE_ALOE_INTERPOSER") if openmp else None
+    aloe_schedule = os.environ.get("ALOE_SCHEDULE")
+    sched_var = os.environ.get("OMP_SCHEDULE") or "dynamic,1"
+    if openmp and schedule == "runtime":
+        kind, _, chunk = sched_var.removeprefix("nonmonotonic:").partition(",")
+        runtime_schedule = {"value": sched_var, "kind": kind,
+                            "chunk": int(chunk) if chunk else int(kind != "static"),
+                            "source": "OMP_SCHEDULE" if "OMP_SCHEDULE" in os.environ
+                            else "default", "OMP_SCHEDULE": os.environ.get("OMP_SCHEDULE")}
+        if not interposer or aloe_schedule in ("forward", "program"):
+            step = base / threads * factor(runtime, sched_var)
+            step *= 1.004 if interposer and aloe_schedule == "forward" else 1
+            step *= 0.99 if interposer and aloe_schedule == "program" else 1
+        else:
+            step = base / threads * factor("aloe-run", aloe_schedule or "program")
     adaptive = runtime == "aloe" and schedule.split(",")[0] == "adaptive"
     walk, tuning = adaptive_plan(warmup + steps) if adaptive else (None, None)
     step_s, loop_s = [], []
@@ -138,6 +159,11 @@ def main(argv):
             "steps": [{"invocation": i + 1, "schedule": w[0], "fs": w[1], "chunk": w[2],
                        "seconds": s} for i, (w, s) in enumerate(zip(walk, loop_s))
                       ][:MAX_TUNING_STEPS]}]
+    if openmp:
+        record["interposer"] = ({"library": interposer, "ALOE_SCHEDULE": aloe_schedule}
+                                if interposer else None)
+        if schedule == "runtime":
+            record["runtime_schedule"] = runtime_schedule
     if "--timeline" in f:
         t, loops = 0.0, []
         for i, s in enumerate(step_s):

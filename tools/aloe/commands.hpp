@@ -25,6 +25,10 @@ int info_command(arguments args);
 /// the machine's own noise, FWQ and FTQ, every allowed CPU.
 int noise_command(arguments args);
 
+/// `aloe run [--schedule S] [--threads N] [--rules F] [--stats F] [--trace F] -- program args`:
+/// an unmodified OpenMP program with libaloe-gomp.so preloaded; its exit status passed through.
+int run_command(arguments args);
+
 /// `aloe bench ...`, `aloe report DIR`, `aloe compare A B`: the benchmark harness (Python,
 /// bench/harness).
 int bench_command(arguments args);

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from . import matrix as mx
-from . import adaptive, compare, plots, provenance, report, summary, sweep
+from . import adaptive, compare, interposer, plots, provenance, report, summary, sweep
 from .runner import Runner
 
 REPO = provenance.REPO_ROOT
@@ -27,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
                        "threads, interleaved, and writes a results folder.")
     b.add_argument("--matrix", default="demo",
                    help="TOML matrix file, or the name of one in bench/matrices/ (demo, full, "
-                   "adaptive; default: demo)")
+                   "adaptive, interposer; default: demo)")
     b.add_argument("--workloads", nargs="+", metavar="W",
                    help="workloads to run instead of the matrix's (names, or a comma list)")
     b.add_argument("--runs", nargs="+", metavar="RUNTIME:SCHEDULE",
@@ -44,9 +44,11 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--apps-dir", default=_in_repo("build/release/apps"),
                    help="folder of the aloe-app-* programs (default in a source tree: "
                    "build/release/apps)")
-    b.add_argument("--aloe", default=_in_repo("build/release/tools/aloe/aloe") or "aloe",
-                   help="the aloe tool, for `info` and `noise` (default in a source tree: "
-                   "build/release/tools/aloe/aloe)")
+    b.add_argument("--aloe",
+                   help="the aloe tool, for `info`, `noise` and the aloe-run runs (`aloe run`); "
+                   "default: the one of the build that holds --apps-dir (<apps-dir>/../tools/"
+                   "aloe/aloe), else build/release/tools/aloe/aloe in a source tree, else "
+                   "`aloe` on PATH")
     b.add_argument("--out", help="results folder (default: bench/results/<kind>-<date-time>)")
     b.add_argument("--sweep", choices=["fs"], help="sweep aloe's fs for one workload and regime")
     b.add_argument("--workload", help="the workload of a sweep")
@@ -67,6 +69,16 @@ def _parser() -> argparse.ArgumentParser:
 
 def _in_repo(relative: str) -> str | None:
     return str(REPO / relative) if REPO else None
+
+
+def aloe_tool(given: str | None, apps_dir: str | None) -> str:
+    """--aloe as given; else the aloe of the build that holds the apps (`aloe bench` passes
+    its own path), else build/release's in a source tree, else `aloe` on PATH."""
+    if given:
+        return given
+    candidates = [Path(apps_dir).parent / "tools/aloe/aloe"] if apps_dir else []
+    candidates += [Path(p) for p in [_in_repo("build/release/tools/aloe/aloe")] if p]
+    return next((str(c) for c in candidates if c.is_file()), "aloe")
 
 
 def _matrix_path(text: str) -> Path:
@@ -110,15 +122,20 @@ def bench(a: argparse.Namespace, argv: list[str]) -> int:
     if a.apps_dir is None:
         print("aloe_harness: --apps-dir is needed outside a source tree", file=sys.stderr)
         return EXIT_USAGE
+    a.aloe = aloe_tool(a.aloe, a.apps_dir)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     kind = f"sweep-fs-{m.workloads[0].name}" if a.sweep else "apps"
     results = REPO / "bench/results" if REPO else Path.cwd()
     out = Path(a.out) if a.out else results / f"{kind}-{stamp}"
-    runner = Runner(Path(a.apps_dir), out / "runs.jsonl")
+    runner = Runner(Path(a.apps_dir), out / "runs.jsonl", aloe=a.aloe)
     missing = runner.missing_apps(m)
     if missing:
         print(f"aloe_harness: missing workload program(s): {', '.join(missing)} "
               "(build them first, or pass --apps-dir)", file=sys.stderr)
+        return EXIT_USAGE
+    problem = runner.aloe_run_problem(m)
+    if problem:
+        print(f"aloe_harness: {problem}", file=sys.stderr)
         return EXIT_USAGE
     if report.runs_file(out) is not None:
         print(f"aloe_harness: {out} already holds results (runs.jsonl); choose another --out",
@@ -157,13 +174,16 @@ def _run_and_write(a: argparse.Namespace, argv: list[str], m: mx.Matrix, runner:
 
 def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], before, after,
            *, is_sweep: bool, make_plots: bool) -> None:
-    """Writes results.csv, sweep.csv, adaptive.csv, problems.txt, summary.md, plots and
-    report.html."""
+    """Writes results.csv, sweep.csv, adaptive.csv, interposer.csv, problems.txt, summary.md,
+    plots and report.html."""
     rows = summary.summarize(entries)
     summary.write_csv(out / "results.csv", rows)
     arows = adaptive.rows(entries, rows)
     if arows:
         adaptive.write_csv(out / "adaptive.csv", arows)
+    irows = interposer.rows(rows)
+    if irows:
+        interposer.write_csv(out / "interposer.csv", irows)
     srows, extra = None, []
     if is_sweep:
         srows = sweep.sweep_rows(rows)
@@ -173,7 +193,8 @@ def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], be
         (out / "problems.txt").write_text("\n".join(problems) + "\n")
     summary.write_markdown(out / "summary.md", rows, description=m.description,
                            problems=problems, noise_before=before, noise_after=after,
-                           lead=adaptive.markdown(arows), extra=extra)
+                           lead=adaptive.markdown(arows) + interposer.markdown(irows),
+                           extra=extra)
     if make_plots:
         plots.make_all(out, entries, rows, srows)
     report.write(out)

@@ -26,6 +26,19 @@ A matrix file is TOML (bench/matrices/demo.toml is the small example):
 A run is "runtime:schedule", split on the FIRST colon only, because schedules hold colons and
 commas ("libomp:nonmonotonic:dynamic,1", "aloe:hybrid,fs=0.8"). Unknown keys and malformed
 entries raise MatrixError naming the entry.
+
+OpenMP's schedule(runtime) and `aloe run` (the libgomp interposer, issue 5):
+  libgomp:runtime             the app's loops compiled schedule(runtime), OMP_SCHEDULE unset
+                              (libgomp's default run-sched-var); also libomp:runtime
+  libgomp:runtime,KIND        the same with OMP_SCHEDULE=KIND, e.g. libgomp:runtime,dynamic,16
+  aloe-run:S[@KIND]           `aloe run --schedule S --threads T --summary none -- aloe-app-W
+                              --runtime libgomp --schedule runtime …` with OMP_SCHEDULE=KIND
+                              (unset without @KIND). S is an aloe schedule (adaptive,
+                              staggered,fs=0.5,chunk=8), `program` (each loop's own OpenMP
+                              schedule, run by aloe) or `forward` (every loop left to libgomp)
+KIND is what OMP_SCHEDULE accepts: [monotonic:|nonmonotonic:]static|dynamic|guided|auto[,C].
+An aloe-run run is neither aloe nor a peer in the tables' "best" columns; summary.md's
+"Interposer" section (interposer.py) compares it with the libgomp runs.
 """
 from __future__ import annotations
 
@@ -38,7 +51,9 @@ from pathlib import Path
 from . import regimes
 
 PEER_RUNTIMES = ("libgomp", "libomp", "tbb")
-RUNTIMES = ("aloe",) + PEER_RUNTIMES
+ALOE_RUN = "aloe-run"  # aloe's schedules through `aloe run` and the libgomp interposer
+RUNTIMES = ("aloe",) + PEER_RUNTIMES + (ALOE_RUN,)
+ALOE_RUN_MODES = ("program", "forward")  # aloe run's schedules that are not aloe schedules
 WORKLOADS = ("synthetic", "jacobi3d", "stencil1d", "mandelbrot", "spmv", "barnes-hut")
 # Flags the runner sets itself; a workload's args must not carry them.
 RUNNER_FLAGS = ("--runtime", "--schedule", "--threads", "--json", "--noise-p", "--noise-us",
@@ -49,6 +64,8 @@ FS_VALUES = [round(i / 10, 1) for i in range(11)]  # a workload's fs_sweep, unle
 _OMP_SCHEDULE = re.compile(r"(static|dynamic|guided|nonmonotonic:dynamic)(,[1-9][0-9]*)?")
 _TBB_SCHEDULE = re.compile(r"(simple|auto|affinity)(,[1-9][0-9]*)?|static")
 _ALOE_SCHEDULE = re.compile(r"[a-z_]+(,[a-z_]+=[^,=\s]+)*")
+# OMP_SCHEDULE's value: an optional modifier, the kind, an optional chunk.
+_OMP_ENV_SCHEDULE = re.compile(r"((?:non)?monotonic:)?(static|dynamic|guided|auto)(,[1-9][0-9]*)?")
 _TOP_KEYS = {"description", "reps", "threads", "noise", "runs", "timeline_runs",
              "run_timeout_s", "workloads", "sweep", "fs_values"}
 _WORKLOAD_KEYS = {"args", "quick", "program", "runs", "fs_sweep"}
@@ -72,6 +89,39 @@ class Run:
     @property
     def is_peer(self) -> bool:
         return self.runtime in PEER_RUNTIMES
+
+    @property
+    def is_aloe_run(self) -> bool:
+        return self.runtime == ALOE_RUN
+
+    @property
+    def omp_schedule(self) -> str | None:
+        """The OMP_SCHEDULE this run sets (None: unset): "runtime,KIND"'s or "S@KIND"'s KIND."""
+        if self.is_aloe_run:
+            return self.schedule.partition("@")[2] or None
+        if self.runtime in ("libgomp", "libomp") and self.schedule.startswith("runtime,"):
+            return self.schedule.partition(",")[2]
+        return None
+
+    @property
+    def aloe_schedule(self) -> str | None:
+        """What `aloe run --schedule` gets (aloe-run runs only)."""
+        return self.schedule.partition("@")[0] if self.is_aloe_run else None
+
+    @property
+    def app_runtime(self) -> str:
+        """The workload program's --runtime (aloe-run runs run it on libgomp)."""
+        return "libgomp" if self.is_aloe_run else self.runtime
+
+    @property
+    def app_schedule(self) -> str:
+        """The workload program's --schedule: `runtime` where OMP_SCHEDULE decides."""
+        return "runtime" if self.is_aloe_run or self.omp_schedule is not None else self.schedule
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Environment variables the run sets (OMP_SCHEDULE; the runner unsets it otherwise)."""
+        return {"OMP_SCHEDULE": self.omp_schedule} if self.omp_schedule else {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,6 +166,15 @@ def parse_run(text: str) -> Run:
     if runtime not in RUNTIMES:
         raise MatrixError(f"run '{text}': unknown runtime '{runtime}' (expected one of "
                           f"{', '.join(RUNTIMES)})")
+    if runtime == ALOE_RUN:
+        return _aloe_run(text, schedule)
+    if runtime in ("libgomp", "libomp") and (schedule == "runtime"
+                                             or schedule.startswith("runtime,")):
+        kind = schedule.partition(",")[2]
+        if schedule != "runtime" and not _OMP_ENV_SCHEDULE.fullmatch(kind):
+            raise MatrixError(f"run '{text}': '{kind}' is not an OMP_SCHEDULE value (expected "
+                              "[monotonic:|nonmonotonic:]static|dynamic|guided|auto[,C])")
+        return Run(runtime, schedule)
     pattern = {"aloe": _ALOE_SCHEDULE, "tbb": _TBB_SCHEDULE}.get(runtime, _OMP_SCHEDULE)
     if not pattern.fullmatch(schedule):
         raise MatrixError(f"run '{text}': '{schedule}' is not a {runtime} schedule "
@@ -123,9 +182,23 @@ def parse_run(text: str) -> Run:
     return Run(runtime, schedule)
 
 
+def _aloe_run(text: str, schedule: str) -> Run:
+    """aloe-run:S[@KIND]: S an aloe schedule, program or forward; KIND an OMP_SCHEDULE."""
+    aloe, at, kind = schedule.partition("@")
+    if not _ALOE_SCHEDULE.fullmatch(aloe):
+        raise MatrixError(f"run '{text}': '{aloe}' is not an aloe run schedule (an aloe "
+                          f"schedule, {' or '.join(ALOE_RUN_MODES)})")
+    if aloe.split(",")[0] in ALOE_RUN_MODES and aloe not in ALOE_RUN_MODES:
+        raise MatrixError(f"run '{text}': '{aloe.split(',')[0]}' takes no options")
+    if at and not _OMP_ENV_SCHEDULE.fullmatch(kind):
+        raise MatrixError(f"run '{text}': '@{kind}' is not an OMP_SCHEDULE value (expected "
+                          "@[monotonic:|nonmonotonic:]static|dynamic|guided|auto[,C])")
+    return Run(ALOE_RUN, schedule)
+
+
 def split_runs(texts: list[str]) -> list[str]:
     """Splits command-line run lists: words, ';', or a ',' that starts a new runtime:…"""
-    return _split(texts, r",(?=(?:%s):)" % "|".join(RUNTIMES))
+    return _split(texts, r",(?=(?:%s):)" % "|".join(sorted(RUNTIMES, key=len, reverse=True)))
 
 
 def split_regimes(texts: list[str]) -> list[str]:

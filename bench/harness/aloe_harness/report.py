@@ -2,8 +2,9 @@
 
 It reads what `bench` wrote (command.txt, machine.json, noise-*.json, runs.jsonl, sweep.csv,
 problems.txt, plots/*.png) and shows the machine, the command, the measured noise, the
-failures, the adaptive schedule's section (with aloe:adaptive runs), the summary tables and
-the plots. The PNGs are linked, everything else is inline.
+failures, the adaptive schedule's section (with aloe:adaptive runs), the interposer's section
+(with aloe-run runs), the summary tables and the plots. The PNGs are linked, everything else
+is inline.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import json
 import re
 from pathlib import Path
 
-from . import adaptive, summary, sweep
+from . import adaptive, interposer, summary, sweep
 from .provenance import describe_noise
 
 _STYLE = """
@@ -86,6 +87,7 @@ def write(folder: str | Path) -> Path:
         out += [f"<h2 class='fail'>Failures ({len(problems)})</h2><ul>"]
         out += [f"<li class='fail'>{e(p)}</li>" for p in problems] + ["</ul>"]
     out += _adaptive(adaptive.rows(entries, rows))
+    out += _interposer(interposer.rows(rows))
     out += ["<h2>Results</h2>",
             "<p>Ratios: median total time over the repetitions divided by the best peer's "
             "(libgomp, libomp, oneTBB) median in the same workload, regime and threads. "
@@ -105,7 +107,8 @@ def write(folder: str | Path) -> Path:
     out += [f"<li>{e(x)}</li>" for x in summary.repeatability(rows, before, after)] + ["</ul>"]
     out += _plots(folder)
     out += ["<h2>Files</h2><ul>"] + [f"<li><a href='{n}'>{n}</a></li>" for n in (
-        "results.csv", "adaptive.csv", "summary.md", "runs.jsonl", "runs.jsonl.gz",
+        "results.csv", "adaptive.csv", "interposer.csv", "summary.md", "runs.jsonl",
+        "runs.jsonl.gz",
         "machine.json", "command.txt")
         if (folder / n).exists()] + ["</ul></body></html>"]
     path = folder / "report.html"
@@ -128,6 +131,22 @@ def _adaptive(arows: list[dict]) -> list[str]:
         out += ["</table>"]
     return out + ["<ul>"] + [f"<li class='verdict'>{e(x)}</li>"
                              for x in adaptive.counts(arows)] + ["</ul>"]
+
+
+def _interposer(irows: list[dict]) -> list[str]:
+    """The Interposer section of summary.md (interposer.py): ratios, forwarded loops."""
+    if not irows:
+        return []
+    e = html.escape
+    text = re.sub(r"`([^`]*)`", r"<code>\1</code>", e(interposer.INTRO))
+    out = ["<h2>Interposer</h2>", f"<p>{text} <a href='interposer.csv'>interposer.csv</a>.</p>"]
+    for title, header, body in interposer.tables(irows):
+        out += [f"<h3>{e(title)}</h3>"] if title else []
+        out += ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>"]
+        out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in body]
+        out += ["</table>"]
+    return out + ["<ul>"] + [f"<li class='verdict'>{e(x)}</li>"
+                             for x in interposer.counts(irows)] + ["</ul>"]
 
 
 def _machine(m: dict) -> str:

@@ -13,11 +13,17 @@ Order (DESIGN.md "Measuring": compare interleaved, so drift hits every config eq
      --timeline, so they carry no instrumentation).
 Every run is appended to runs.jsonl as it finishes. A failed run is recorded, printed loudly
 and the rest goes on; Ctrl-C stops the loop and keeps what was gathered.
+
+An `aloe-run:S[@KIND]` run is the workload under `aloe run --schedule S` (the libgomp
+interposer), its loops compiled schedule(runtime); `libgomp:runtime,KIND` the same loops on
+plain libgomp. Every run's OMP_SCHEDULE is the one it names (matrix.Run.env) or unset.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -93,11 +99,33 @@ def _rotate(items: list, n: int) -> list:
 
 
 def app_command(apps_dir: Path, workload: Workload, run: Run, threads: int,
-                noise_flags: list[str], timeline: bool = False) -> list[str]:
-    """`<apps>/aloe-app-W <workload flags> --runtime R --schedule S --threads T --json - <noise>`"""
-    argv = [str(apps_dir / f"aloe-app-{workload.app}"), *workload.args, "--runtime", run.runtime,
-            "--schedule", run.schedule, "--threads", str(threads), "--json", "-", *noise_flags]
+                noise_flags: list[str], timeline: bool = False,
+                aloe: str | None = None) -> list[str]:
+    """`<apps>/aloe-app-W <workload flags> --runtime R --schedule S --threads T --json - <noise>`;
+    an aloe-run run prefixes `<aloe> run --schedule S --threads T --summary none --` and runs
+    the app at `--runtime libgomp --schedule runtime`."""
+    argv = [str(apps_dir / f"aloe-app-{workload.app}"), *workload.args, "--runtime",
+            run.app_runtime, "--schedule", run.app_schedule, "--threads", str(threads),
+            "--json", "-", *noise_flags]
+    if run.is_aloe_run:
+        if not aloe:
+            raise ValueError(f"run {run.label} needs the aloe tool (--aloe)")
+        argv = [aloe, "run", "--schedule", run.aloe_schedule, "--threads", str(threads),
+                "--summary", "none", "--"] + argv
     return argv + ["--timeline"] if timeline else argv
+
+
+def run_environment(run: Run, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The run's environment: `base` (os.environ) without OMP_SCHEDULE, plus what the run sets."""
+    env = dict(os.environ if base is None else base)
+    env.pop("OMP_SCHEDULE", None)
+    return env | run.env
+
+
+def display_run_command(argv: list[str], run: Run) -> str:
+    """The command line as a shell would take it, with the variables the run sets first."""
+    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in run.env.items())
+    return prefix + display_command(argv)
 
 
 def validate(record: dict | None, *, exit_status: int | None, run: Run, threads: int,
@@ -113,25 +141,62 @@ def validate(record: dict | None, *, exit_status: int | None, run: Run, threads:
     if record.get("ok") is not True:
         failed = [c.get("what", "?") for c in record.get("checks", []) if not c.get("ok")]
         errors.append("record says ok=false" + (f": {'; '.join(failed)}" if failed else ""))
-    echoed = [("runtime", run.runtime), ("threads", threads)] if run is not SERIAL else []
-    if run.runtime in ("libgomp", "libomp", "tbb"):
-        echoed.append(("schedule", run.schedule))  # aloe prints its canonical form
+    echoed = [("runtime", run.app_runtime), ("threads", threads)] if run is not SERIAL else []
+    if run.app_runtime in ("libgomp", "libomp", "tbb"):
+        echoed.append(("schedule", run.app_schedule))  # aloe prints its canonical form
     for key, want in echoed:
         if key in record and record[key] != want:
             errors.append(f"record {key} is {record[key]!r}, expected {want!r}")
+    errors += _runtime_schedule_errors(record, run)
+    if run.is_aloe_run:
+        errors += _interposer_errors(record, run)
     bits = record.get("checksum_bits")
     if not bits:
         errors.append("record has no checksum_bits")
     elif reference_bits is not None and bits != reference_bits:
         errors.append(f"checksum_bits {bits} differ from the serial run's {reference_bits}")
-    if run.runtime in ("libgomp", "libomp"):
+    if run.app_runtime in ("libgomp", "libomp"):
         lib = record.get("openmp_library") or ""
-        if not Path(lib).name.startswith(f"{run.runtime}.so"):
-            errors.append(f"openmp_library is {lib or None!r}, expected {run.runtime}.so*: "
+        if not Path(lib).name.startswith(f"{run.app_runtime}.so"):
+            errors.append(f"openmp_library is {lib or None!r}, expected {run.app_runtime}.so*: "
                           "the wrong OpenMP runtime was loaded")
     if not isinstance(record.get("total_s"), (int, float)) or not record.get("step_s"):
         errors.append("record lacks total_s or step_s")
     return errors
+
+
+def _runtime_schedule_errors(record: dict, run: Run) -> list[str]:
+    """A run that set OMP_SCHEDULE=KIND: the record's run-sched-var (omp_get_schedule() at the
+    start) must have KIND's kind (modifiers aside), and its chunk when KIND names one. Records
+    that predate the runtime_schedule key are not checked."""
+    want = run.omp_schedule
+    got = record.get("runtime_schedule")
+    if not want or not isinstance(got, dict):
+        return []
+    kind, _, chunk = _bare(want).partition(",")
+    if _bare(str(got.get("kind"))) != kind or (chunk and got.get("chunk") != int(chunk)):
+        return [f"the run-sched-var was {got.get('value')!r}, expected OMP_SCHEDULE={want!r}"
+                " (did the variable reach the program?)"]
+    return []
+
+
+def _bare(kind: str) -> str:
+    """A schedule kind without its ordering modifier: libgomp reports static as
+    monotonic:static, and omp_get_schedule() has no nonmonotonic flag."""
+    return kind.removeprefix("nonmonotonic:").removeprefix("monotonic:")
+
+
+def _interposer_errors(record: dict, run: Run) -> list[str]:
+    """An aloe-run run: the record must show libaloe-gomp loaded with `aloe run`'s schedule."""
+    got = record.get("interposer")
+    if not isinstance(got, dict) or not str(got.get("library", "")).startswith("libaloe-gomp"):
+        return [f"record shows no aloe interposer loaded (interposer: {got!r}): the loop ran "
+                "on plain libgomp"]
+    told = got.get("ALOE_SCHEDULE")
+    if told is not None and told != run.aloe_schedule:
+        return [f"the interposer was told ALOE_SCHEDULE={told!r}, expected "
+                f"{run.aloe_schedule!r}"]
+    return []
 
 
 def parse_record(stdout: str) -> dict | None:
@@ -149,8 +214,10 @@ def parse_record(stdout: str) -> dict | None:
 class Runner:
     """Runs one matrix into runs.jsonl; progress and failures go to `progress`."""
 
-    def __init__(self, apps_dir: Path, runs_path: Path, *, progress=None):
+    def __init__(self, apps_dir: Path, runs_path: Path, *, progress=None,
+                 aloe: str | None = None):
         self.apps_dir = Path(apps_dir)
+        self.aloe = aloe  # the aloe tool, for aloe-run runs
         self.runs_path = Path(runs_path)
         self.timeout_s = 600.0  # replaced by the matrix's run_timeout_s
         self.progress = progress or sys.stderr
@@ -162,6 +229,25 @@ class Runner:
     def missing_apps(self, m: Matrix) -> list[str]:
         return list(dict.fromkeys(str(self.apps_dir / f"aloe-app-{w.app}") for w in m.workloads
                                   if not (self.apps_dir / f"aloe-app-{w.app}").is_file()))
+
+    def aloe_run_problem(self, m: Matrix) -> str | None:
+        """Why the matrix's aloe-run runs cannot run (None: they can, or there are none): the
+        aloe tool is missing, or `aloe run --help` fails (a tool without the subcommand)."""
+        if not any(r.is_aloe_run for w in m.workloads for r in runs_for(m, w)):
+            return None
+        if not self.aloe:
+            return "aloe-run runs need the aloe tool: pass --aloe PATH"
+        argv = [self.aloe, "run", "--help"]
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"aloe-run runs need the aloe tool, and '{self.aloe}' cannot run: {e}"
+        if p.returncode != 0:
+            said = (p.stderr.strip() or p.stdout.strip()).splitlines()[:1]
+            return (f"aloe-run runs need `aloe run`, and '{display_command(argv)}' exited "
+                    f"{p.returncode}{': ' + said[0] if said else ''} (build aloe_cli and the "
+                    "interposer, or pass --aloe PATH)")
+        return None
 
     def execute(self, m: Matrix, *, timelines: bool = False) -> Outcome:
         """Runs everything; never raises on a failed run, stops cleanly on Ctrl-C."""
@@ -238,10 +324,12 @@ class Runner:
         what = {"calibration": "calibration", "timeline": "timeline"}.get(
             role, "reference" if role == "serial" and rep == 0 else f"rep {rep + 1}/{reps}")
         self._report(f"{c.workload.name} {c.regime.name} {c.run.label} t={c.threads} {what}")
-        argv = app_command(self.apps_dir, c.workload, c.run, c.threads, noise_flags, timeline)
+        argv = app_command(self.apps_dir, c.workload, c.run, c.threads, noise_flags, timeline,
+                           aloe=self.aloe)
         started = time.monotonic()
         try:
-            p = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout_s)
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout_s,
+                               env=run_environment(c.run))
             status, stdout, stderr = p.returncode, p.stdout, p.stderr
         except subprocess.TimeoutExpired as e:
             status, stdout = None, ""
@@ -254,8 +342,8 @@ class Runner:
         entry = {
             "role": role, "workload": c.workload.name, "noise": c.regime.name,
             "noise_spec": c.regime.spec, "runtime": c.run.runtime, "schedule": c.run.schedule,
-            "threads": c.threads, "rep": rep, "noise_flags": noise_flags,
-            "command": display_command(argv), "exit_status": status,
+            "env": c.run.env, "threads": c.threads, "rep": rep, "noise_flags": noise_flags,
+            "command": display_run_command(argv, c.run), "exit_status": status,
             "wall_s": round(time.monotonic() - started, 4), "valid": not errors,
             "errors": errors, "stderr_tail": stderr[-2000:] if errors else "", "record": record,
         }

@@ -61,7 +61,24 @@ config expect_one_warning(const std::string& name, const std::string& value,
 
 const std::vector<std::string> all_variables = {
     "ALOE_NUM_THREADS", "OMP_NUM_THREADS", "ALOE_PROC_BIND",   "ALOE_WAIT_POLICY", "ALOE_SPIN_US",
-    "ALOE_SCHEDULE",    "ALOE_STATS",      "ALOE_VERBOSE",     "ALOE_DISPLAY_ENV"};
+    "ALOE_SCHEDULE",    "ALOE_STATS",      "ALOE_VERBOSE",     "ALOE_DISPLAY_ENV", "ALOE_OMP_RULES",
+    "ALOE_OMP_STATS",   "ALOE_OMP_SUMMARY", "ALOE_TRACE"};
+
+TEST(RuntimeConfig, InterposerFilesAreReadAsGiven) {
+    const std::map<std::string, std::string> vars = {{"ALOE_OMP_RULES", "site.rules"},
+                                                     {"ALOE_OMP_STATS", "out/omp.json"},
+                                                     {"ALOE_OMP_SUMMARY", "-"},
+                                                     {"ALOE_TRACE", "trace.json"}};
+    const config cfg = load_config([&](std::string_view name) -> std::optional<std::string> {
+        const auto it = vars.find(std::string(name));
+        return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+    EXPECT_EQ(cfg.omp_rules_file, "site.rules");
+    EXPECT_EQ(cfg.omp_stats_file, "out/omp.json");
+    EXPECT_EQ(cfg.omp_summary_file, "-");
+    EXPECT_EQ(cfg.trace_file, "trace.json");
+    EXPECT_EQ(cfg.sources.at("ALOE_TRACE"), setting_source::aloe_environment);
+}
 
 TEST(RuntimeConfig, EmptyEnvironmentGivesDefaultsWithoutWarnings) {
     report_capture capture;

@@ -1,0 +1,106 @@
+// shared_loop: see the header. Each thread steps through its static part, then the dynamic
+// part chunk by chunk, writing only its own worker record.
+#include "loop/shared_loop.hpp"
+
+#include <sched.h>
+
+#include <mutex>
+
+namespace aloe::loop {
+
+template <class S>
+bool shared_loop::step_schedule(shared_loop& h, int tid, chunk& c, bool finish) noexcept {
+    S& s = std::get<S>(h.sched_);
+    worker& w = h.workers_[static_cast<std::size_t>(tid)];
+    worker_record& rec = h.records_[static_cast<std::size_t>(tid)];
+    switch (w.at) {
+        case stage::not_started:
+            rec.start = runtime::now_ticks();
+            w.at = stage::static_part;
+            [[fallthrough]];
+        case stage::static_part:
+            if (s.next_static(w.cursor, c)) {
+                rec.static_iterations += c.end - c.begin;
+                return true;
+            }
+            rec.static_end = runtime::now_ticks();
+            w.at = stage::dynamic_part;
+            [[fallthrough]];
+        case stage::dynamic_part:
+            if (const take t = s.next_dynamic(w.cursor, c); t != take::none) {
+                rec.dynamic_iterations += c.end - c.begin;
+                ++rec.chunks;
+                rec.steals += t == take::stolen ? 1 : 0;
+                return true;
+            }
+            w.at = stage::done;
+            if (finish) h.finish(tid);
+            return false;
+        case stage::done: return false;
+    }
+    return false;
+}
+
+bool shared_loop::step_empty(shared_loop&, int, chunk&, bool) noexcept { return false; }
+
+void shared_loop::finish(int thread) noexcept {
+    if (count_ == 0) return;  // an empty loop keeps no account
+    records_[static_cast<std::size_t>(thread)].end = runtime::now_ticks();
+    finish_thread();
+}
+
+void shared_loop::reset(std::uint64_t count, const schedule& spec, site_state& site) {
+    count_ = count;
+    spec_ = spec;
+    site_ = &site;
+    threads_ = 0;
+    scratch_.reset();
+    sched_ = std::monostate{};
+    records_ = {};
+    workers_ = {};
+    step_ = &step_empty;
+    finished_.store(0, std::memory_order_relaxed);
+    phase_.store(phase::unbuilt, std::memory_order_release);
+}
+
+void shared_loop::build(int nt) {
+    phase expected = phase::unbuilt;
+    if (!phase_.compare_exchange_strong(expected, phase::building, std::memory_order_acq_rel)) {
+        while (phase_.load(std::memory_order_acquire) != phase::ready) sched_yield();
+        return;
+    }
+    threads_ = nt;
+    records_ = scratch_.make<worker_record>(static_cast<std::size_t>(nt));
+    workers_ = scratch_.make<worker>(static_cast<std::size_t>(nt));
+    for (int t = 0; t < nt; ++t) workers_[static_cast<std::size_t>(t)].cursor.id = t;
+    if (count_ == 0) {
+        step_ = &step_empty;
+    } else {
+        {
+            std::lock_guard lock(site_->mutex);
+            make_site_schedule(sched_, *site_, spec_, count_, nt, scratch_);
+        }
+        step_ = std::visit(
+            [](auto& s) -> step_fn {
+                using S = std::decay_t<decltype(s)>;
+                if constexpr (std::is_same_v<S, std::monostate>) return &step_empty;
+                else return &step_schedule<S>;
+            },
+            sched_);
+    }
+    t0_ = runtime::now_ticks();
+    phase_.store(phase::ready, std::memory_order_release);
+}
+
+void shared_loop::finish_thread() {
+    // acq_rel: the last thread sees every other thread's record.
+    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 != threads_) return;
+    const runtime::ticks t1 = runtime::now_ticks();
+    {
+        std::lock_guard lock(site_->mutex);
+        commit_site_run(sched_, *site_, spec_, records_, t0_, t1);
+    }
+    count_loop(records_, t0_, t1);
+}
+
+}  // namespace aloe::loop

@@ -1,0 +1,90 @@
+// A loop whose workers are threads aloe did not start: the threads of an OpenMP region
+// (loop_handle, the GOMP interposer in src/omp/) or pthreads. Each thread asks for its next
+// chunk of logical iterations [0, count). The first thread to ask builds the schedule for
+// the thread count it passes, the others wait for it (a short spin, then yield); the last
+// thread to run out commits history and statistics to the site.
+//
+// One object can run many loops one after another (reset() between them); its arena keeps
+// its memory, so a reused object allocates nothing in the steady state.
+#pragma once
+
+#include "loop/any_schedule.hpp"
+#include "loop/site_registry.hpp"
+
+#include <aloe/schedule.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+
+namespace aloe::loop {
+
+class shared_loop {
+public:
+    /// The largest thread count accepted (the same bound as aloe::team).
+    static constexpr int max_threads = 4096;
+
+    /// Prepares the next loop: `count` iterations at `site` with `spec`. Call only when no
+    /// thread is inside next() (before the first loop, or after every thread saw false).
+    void reset(std::uint64_t count, const schedule& spec, site_state& site);
+
+    /// Thread `thread`'s next chunk; false when it has no more work. The first call builds
+    /// the schedule for `threads`; every call must pass the same `threads` and a distinct
+    /// `thread` in [0, threads) per calling thread (the caller checks).
+    bool next(int thread, int threads, chunk& out) {
+        prepare(threads);
+        return step_(*this, thread, out, true);
+    }
+
+    /// Like next(), but running out does not end the thread's account: the caller still has
+    /// work of this loop to do (a chunk it held back) and calls finish() when it is done.
+    bool claim(int thread, int threads, chunk& out) {
+        prepare(threads);
+        return step_(*this, thread, out, false);
+    }
+
+    /// Ends the account of a thread whose claim() returned false.
+    void finish(int thread) noexcept;
+
+    /// Builds the schedule for `threads` unless a thread already did (then waits for it).
+    void prepare(int threads) {
+        if (phase_.load(std::memory_order_acquire) != phase::ready) [[unlikely]] build(threads);
+    }
+
+    /// The thread count of the first call; 0 before it.
+    int threads() const noexcept { return threads_; }
+    bool built() const noexcept { return phase_.load(std::memory_order_acquire) == phase::ready; }
+    const schedule& spec() const noexcept { return spec_; }
+    std::uint64_t count() const noexcept { return count_; }
+
+private:
+    enum class phase : int { unbuilt, building, ready };
+    enum class stage : std::uint8_t { not_started, static_part, dynamic_part, done };
+    struct alignas(runtime::cache_line) worker {
+        worker_cursor cursor;
+        stage at = stage::not_started;
+    };
+    using step_fn = bool (*)(shared_loop&, int, chunk&, bool finish) noexcept;
+
+    template <class S>
+    static bool step_schedule(shared_loop& h, int tid, chunk& c, bool finish) noexcept;
+    static bool step_empty(shared_loop& h, int tid, chunk& c, bool finish) noexcept;
+
+    void build(int threads);
+    void finish_thread();
+
+    std::uint64_t count_ = 0;
+    schedule spec_;
+    site_state* site_ = nullptr;
+    std::atomic<phase> phase_{phase::unbuilt};
+    int threads_ = 0;
+    runtime::arena scratch_;
+    any_schedule sched_;
+    std::span<worker_record> records_;
+    std::span<worker> workers_;
+    step_fn step_ = &step_empty;
+    runtime::ticks t0_ = 0;
+    std::atomic<int> finished_{0};
+};
+
+}  // namespace aloe::loop

@@ -1,0 +1,111 @@
+// The part of GNU libgomp's ABI (libgomp_g.h, GCC 4.9 to 14) the interposer touches, and the
+// real entry points it forwards to, found once with dlsym(RTLD_NEXT).
+//
+// Loop entry points come in families ("forms"): GOMP_loop_<form>_start/_next, their
+// unsigned long long twins GOMP_loop_ull_<form>_start/_next, and the combined
+// GOMP_parallel_loop_<form>. Forms with a chunk argument and the runtime forms (no chunk)
+// have different signatures, hence two lists.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace aloe::omp {
+
+using region_body = void (*)(void*);
+using ull = unsigned long long;
+
+// X(enumerator, name in the symbol): `static` is a keyword, hence two columns.
+#define ALOE_GOMP_CHUNKED_FORMS(X)                                                              \
+    X(static_, static) X(dynamic, dynamic) X(guided, guided) X(nonmonotonic_dynamic, nonmonotonic_dynamic) \
+    X(nonmonotonic_guided, nonmonotonic_guided)
+#define ALOE_GOMP_RUNTIME_FORMS(X) \
+    X(runtime, runtime) X(nonmonotonic_runtime, nonmonotonic_runtime) X(maybe_nonmonotonic_runtime, maybe_nonmonotonic_runtime)
+// Forms that also have the old GOMP_parallel_loop_<form>_start (GCC before 4.9).
+#define ALOE_GOMP_OLD_COMBINED_CHUNKED(X) X(static_, static) X(dynamic, dynamic) X(guided, guided)
+
+/// The schedule a loop asked for, as the entry point it called says.
+enum class loop_form : std::uint8_t {
+#define ALOE_FORM_ENUM(id, name) id,
+    ALOE_GOMP_CHUNKED_FORMS(ALOE_FORM_ENUM) ALOE_GOMP_RUNTIME_FORMS(ALOE_FORM_ENUM)
+#undef ALOE_FORM_ENUM
+    generic,   ///< GOMP_loop_start / GOMP_loop_ull_start (GCC 9+): the schedule is an argument
+    ordered,   ///< GOMP_loop_ordered_*: always forwarded
+    doacross,  ///< GOMP_loop_doacross_*: always forwarded
+};
+inline constexpr int form_count = static_cast<int>(loop_form::doacross) + 1;
+
+const char* to_string(loop_form f) noexcept;
+bool is_runtime_form(loop_form f) noexcept;
+
+/// libgomp's schedule numbers (GOMP_loop_start's `sched`, omp_get_schedule's kind).
+enum gomp_schedule : long { gfs_runtime = 0, gfs_static = 1, gfs_dynamic = 2, gfs_guided = 3, gfs_auto = 4 };
+inline constexpr unsigned long gfs_monotonic = 0x80000000UL;
+
+using chunked_start = bool (*)(long, long, long, long, long*, long*);
+using runtime_start = bool (*)(long, long, long, long*, long*);
+using next_fn = bool (*)(long*, long*);
+using ull_chunked_start = bool (*)(bool, ull, ull, ull, ull, ull*, ull*);
+using ull_runtime_start = bool (*)(bool, ull, ull, ull, ull*, ull*);
+using ull_next_fn = bool (*)(ull*, ull*);
+using combined_chunked = void (*)(region_body, void*, unsigned, long, long, long, long, unsigned);
+using combined_runtime = void (*)(region_body, void*, unsigned, long, long, long, unsigned);
+using old_combined_chunked = void (*)(region_body, void*, unsigned, long, long, long, long);
+using old_combined_runtime = void (*)(region_body, void*, unsigned, long, long, long);
+using generic_start = bool (*)(long, long, long, long, long, long*, long*, std::uintptr_t*, void**);
+using ull_generic_start = bool (*)(bool, ull, ull, ull, long, ull, ull*, ull*, std::uintptr_t*, void**);
+
+struct real_gomp {
+    void (*parallel)(region_body, void*, unsigned, unsigned) = nullptr;
+    void (*parallel_start)(region_body, void*, unsigned) = nullptr;
+    void (*parallel_end)() = nullptr;
+    void (*parallel_sections)(region_body, void*, unsigned, unsigned, unsigned) = nullptr;
+    void (*parallel_sections_start)(region_body, void*, unsigned, unsigned) = nullptr;
+    void (*barrier)() = nullptr;
+    bool (*barrier_cancel)() = nullptr;
+    void (*loop_end)() = nullptr;
+    void (*loop_end_nowait)() = nullptr;
+    bool (*loop_end_cancel)() = nullptr;
+    int (*get_thread_num)() = nullptr;
+    int (*get_num_threads)() = nullptr;
+    int (*get_level)() = nullptr;
+    void (*get_schedule)(int*, int*) = nullptr;
+    void (*set_num_threads)(int) = nullptr;
+    void (*set_num_threads_f)(const int*) = nullptr;
+    void (*set_num_threads_f8)(const long*) = nullptr;
+
+    // Indexed by loop_form (only the forms that have the entry point are filled).
+    void* start[form_count] = {};
+    void* next[form_count] = {};
+    void* ull_start[form_count] = {};
+    void* ull_next[form_count] = {};
+    void* combined[form_count] = {};
+    void* old_combined[form_count] = {};
+};
+
+namespace detail {
+extern real_gomp real_table;
+extern std::atomic<bool> real_loaded;
+void load_real();
+}  // namespace detail
+
+/// The real libgomp, loaded on first use (inline: every forwarded call passes here). A
+/// missing entry point the program calls is a fatal error naming it (it can only happen
+/// with a libgomp older than the program).
+inline const real_gomp& real() {
+    if (!detail::real_loaded.load(std::memory_order_acquire)) [[unlikely]] detail::load_real();
+    return detail::real_table;
+}
+
+/// Any other libgomp symbol (entry points only forwarded, looked up once by their wrapper).
+void* real_symbol(const char* name);
+
+/// Calls `fn` after checking it was found; `name` is for the message.
+template <class F>
+F must(void* fn, const char* name) {
+    extern void missing_entry_point(const char* name);
+    if (fn == nullptr) [[unlikely]] missing_entry_point(name);
+    return reinterpret_cast<F>(fn);
+}
+
+}  // namespace aloe::omp

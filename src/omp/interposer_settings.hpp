@@ -1,0 +1,26 @@
+// What `aloe run` asked of the interposer, read once from the configuration (runtime/config:
+// ALOE_SCHEDULE, ALOE_NUM_THREADS, ALOE_OMP_RULES, ALOE_OMP_STATS, ALOE_OMP_SUMMARY,
+// ALOE_TRACE). A bad value is reported once and the safe choice is used: `program` for a bad
+// schedule, no rules for a bad rules file.
+#pragma once
+
+#include "omp/loop_rules.hpp"
+
+#include <string>
+
+namespace aloe::omp {
+
+struct interposer_settings {
+    loop_choice default_choice;   ///< every loop no rule names
+    std::string schedule_text;    ///< as given ("program" when unset)
+    int threads = 0;              ///< team size of malleable outermost regions; 0: libgomp's
+    loop_rules rules;
+    std::string rules_file;
+    std::string stats_file;
+    std::string summary_file;     ///< "-": stderr
+    std::string trace_file;
+};
+
+const interposer_settings& settings();
+
+}  // namespace aloe::omp

@@ -1,0 +1,69 @@
+// The sites of an OpenMP program as the interposer sees them: each parallel region and each
+// worksharing loop is identified by the return address of its call into libgomp, named
+// "module+0xOFFSET" (the address as the module's symbols see it), and carries its counters.
+//
+// Lookup is lock-free in the steady state (an open-addressed table of addresses); a new site
+// is created under a mutex, with its rule chosen once (resolving its source line first when
+// a rule names source lines).
+#pragma once
+
+#include "omp/gomp_abi.hpp"
+#include "omp/loop_rules.hpp"
+#include "omp/source_lines.hpp"
+#include "loop/site_registry.hpp"
+#include "runtime/clock.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace aloe::omp {
+
+enum class site_kind : std::uint8_t { region, loop };
+
+struct omp_site {
+    site_kind kind = site_kind::region;
+    const void* address = nullptr;
+    code_address code;
+    std::string name;    ///< "module+0xOFFSET"
+    std::string source;  ///< "file:line (function)" when known (rules with lines, or at exit)
+    const loop_rule* rule = nullptr;  ///< loops: the rules file's line for this site, if any
+
+    // Loops. What the program asked for, last seen (for the summary).
+    std::atomic<loop_form> form{loop_form::dynamic};
+    std::atomic<long> program_chunk{0};
+    std::atomic<long> program_kind{gfs_dynamic};  ///< runtime/generic forms: the kind resolved
+    loop::site_state* aloe_site = nullptr;  ///< set at creation; aloe's history and statistics
+    std::mutex spec_mutex;                  ///< `program`: the last translation, kept
+    long spec_kind = -1;
+    long spec_chunk = -1;
+    aloe::schedule spec;
+    std::atomic<std::uint64_t> taken{0};             ///< invocations aloe ran
+    std::atomic<std::uint64_t> forwarded{0};         ///< invocations handed to libgomp
+    std::atomic<std::uint64_t> forwarded_iterations{0};
+    std::atomic<runtime::ticks> forwarded_ticks{0};  ///< thread 0's start-to-end
+    std::atomic<const char*> forward_reason{nullptr};
+    std::atomic<const char*> note{nullptr};  ///< why a taken loop ran its own schedule instead
+
+    // Regions.
+    std::atomic<std::uint64_t> invocations{0};
+    std::atomic<runtime::ticks> region_ticks{0};
+    std::atomic<int> threads_last{0};
+    std::atomic<int> threads_max{0};
+    std::atomic<const char*> non_malleable{nullptr};  ///< why its thread count is the program's
+    std::mutex imbalance_mutex;
+    double imbalance_sum = 0;  ///< max/mean busy time of each invocation, summed
+};
+
+/// The site of the call whose return address is `address`; created on first use.
+omp_site& site_at(const void* address, site_kind kind);
+
+/// Every site of `kind`, in order of first use (for the exit report).
+std::vector<omp_site*> all_sites(site_kind kind);
+
+/// Whether a program thread called omp_set_num_threads (then regions keep libgomp's count).
+extern std::atomic<const char*> program_sets_threads;
+
+}  // namespace aloe::omp

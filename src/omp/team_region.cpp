@@ -1,0 +1,189 @@
+#include "omp/team_region.hpp"
+
+#include "omp/interposer_settings.hpp"
+#include "omp/trace_log.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace aloe::omp {
+
+constinit thread_local thread_view this_thread_view __attribute__((tls_model("initial-exec")));
+
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t span, std::uint64_t step) noexcept { return span / step + (span % step != 0); }
+
+
+struct region_pool {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<team_region>> all;
+    std::vector<team_region*> free;
+};
+
+region_pool& pool() {
+    static region_pool* p = new region_pool;  // never destroyed: pool threads outlive statics
+    return *p;
+}
+
+}  // namespace
+
+iteration_map iteration_map::for_long(long start, long end, long incr) noexcept {
+    iteration_map m;
+    m.start = static_cast<std::uint64_t>(start);
+    m.end = static_cast<std::uint64_t>(end);
+    m.incr = static_cast<std::uint64_t>(incr);
+    if (incr > 0 && end > start) {
+        m.count = ceil_div(static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start),
+                           static_cast<std::uint64_t>(incr));
+    } else if (incr < 0 && start > end) {
+        m.count = ceil_div(static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end),
+                           std::uint64_t{0} - static_cast<std::uint64_t>(incr));
+    }
+    return m;
+}
+
+iteration_map iteration_map::for_ull(bool up, ull start, ull end, ull incr) noexcept {
+    iteration_map m;
+    m.start = start;
+    m.end = end;
+    m.incr = incr;
+    if (incr == 0) return m;
+    if (up && end > start) m.count = ceil_div(end - start, incr);
+    else if (!up && start > end) m.count = ceil_div(start - end, std::uint64_t{0} - incr);
+    return m;
+}
+
+
+void yield_while_slot_busy() noexcept { sched_yield(); }
+
+team_region& acquire_region(omp_site& site, region_body body, void* data) {
+    region_pool& p = pool();
+    team_region* r = nullptr;
+    {
+        std::lock_guard lock(p.mutex);
+        if (!p.free.empty()) {
+            r = p.free.back();
+            p.free.pop_back();
+        } else {
+            p.all.push_back(std::make_unique<team_region>());
+            r = p.all.back().get();
+        }
+    }
+    r->site = &site;
+    r->body = body;
+    r->data = data;
+    r->preset_loop = false;
+    r->threads.store(0, std::memory_order_relaxed);
+    for (loop_slot& s : r->slots) {
+        s.holds.store(0, std::memory_order_relaxed);
+        s.departed.store(0, std::memory_order_relaxed);
+    }
+    return *r;
+}
+
+void release_region(team_region& r) noexcept {
+    region_pool& p = pool();
+    std::lock_guard lock(p.mutex);
+    p.free.push_back(&r);
+}
+
+namespace {
+
+void note_team(team_region& r, int threads) {
+    // Every thread sees the same team size; the first to get here sizes the busy array
+    // (the others wait for it: nothing may index busy before it has room).
+    if (r.threads.load(std::memory_order_acquire) == 0) {
+        std::lock_guard lock(r.mutex);
+        if (r.threads.load(std::memory_order_relaxed) == 0) {
+            if (r.busy.size() < static_cast<std::size_t>(threads)) r.busy.resize(static_cast<std::size_t>(threads));
+            std::fill_n(r.busy.begin(), threads, runtime::ticks{0});
+            r.threads.store(threads, std::memory_order_release);
+        }
+    }
+}
+
+thread_view view_for(team_region& r) {
+    const real_gomp& g = real();
+    thread_view v;
+    v.region = &r;
+    v.thread = g.get_thread_num();
+    v.threads = g.get_num_threads();
+    v.level = g.get_level();
+    if (r.preset_loop) {
+        v.loops_met = 1;
+        v.loop = &r.slots[0];
+        v.loop_t0 = runtime::now_ticks();
+    }
+    note_team(r, v.threads);
+    return v;
+}
+
+}  // namespace
+
+void region_entry(void* region) noexcept {
+    team_region& r = *static_cast<team_region*>(region);
+    thread_view& v = this_thread_view;
+    const thread_view saved = v;
+    v = view_for(r);
+    const int me = v.thread;
+    const runtime::ticks t0 = runtime::now_ticks();
+    r.body(r.data);
+    const runtime::ticks t1 = runtime::now_ticks();
+    r.busy[static_cast<std::size_t>(me)] = t1 - t0;
+    if (tracing()) trace_event(trace_kind::region, *r.site, t0, t1, me, 0);
+    v = saved;
+}
+
+thread_view enter_region_as_master(team_region& r) {
+    thread_view& v = this_thread_view;
+    const thread_view saved = v;
+    v = view_for(r);
+    return saved;
+}
+
+void leave_region_as_master(team_region& r, const thread_view& saved, runtime::ticks t0) {
+    const runtime::ticks t1 = runtime::now_ticks();
+    r.busy[0] = t1 - t0;
+    if (tracing()) trace_event(trace_kind::region, *r.site, t0, t1, 0, 0);
+    this_thread_view = saved;
+}
+
+void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
+    omp_site& s = *r.site;
+    const int n = r.threads.load(std::memory_order_acquire);
+    s.invocations.fetch_add(1, std::memory_order_relaxed);
+    s.region_ticks.fetch_add(t1 - t0, std::memory_order_relaxed);
+    s.threads_last.store(n, std::memory_order_relaxed);
+    int seen = s.threads_max.load(std::memory_order_relaxed);
+    while (n > seen && !s.threads_max.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {}
+    if (n <= 0) return;
+    runtime::ticks most = 0, sum = 0;
+    for (int i = 0; i < n; ++i) {
+        most = std::max(most, r.busy[static_cast<std::size_t>(i)]);
+        sum += r.busy[static_cast<std::size_t>(i)];
+    }
+    if (sum == 0) return;
+    const double imbalance = static_cast<double>(most) * n / static_cast<double>(sum);
+    std::lock_guard lock(s.imbalance_mutex);
+    s.imbalance_sum += imbalance;
+}
+
+unsigned region_threads(omp_site& site, unsigned requested) {
+    // The seam where the node daemon and concurrency throttling will decide (later issues);
+    // today the team size is --threads for every region that leaves it to the runtime.
+    if (requested != 0) {
+        site.non_malleable.store("num_threads clause", std::memory_order_relaxed);
+        return requested;
+    }
+    if (const char* why = program_sets_threads.load(std::memory_order_relaxed)) {
+        site.non_malleable.store(why, std::memory_order_relaxed);
+        return 0;
+    }
+    if (this_thread_view.region != nullptr) return 0;  // nested: libgomp's nesting rules
+    return static_cast<unsigned>(settings().threads);
+}
+
+}  // namespace aloe::omp

@@ -1,0 +1,225 @@
+// The interposer in-process: this program links the GOMP_* entry points itself, so its
+// OpenMP constructs reach them as a preloaded libaloe-gomp's would, and libgomp behind them.
+// CTest runs it once per schedule (ALOE_SCHEDULE) with ALOE_NUM_THREADS=3 (CMakeLists.txt).
+#include "omp/interposer_settings.hpp"
+#include "omp/omp_site.hpp"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aloe::omp {
+namespace {
+
+bool forwarding_everything() { return settings().default_choice.kind == loop_choice::kind_t::forward; }
+
+// Sites whose loop form is `form` (this program's loops of that form).
+std::vector<omp_site*> loop_sites_of(loop_form form) {
+    std::vector<omp_site*> out;
+    for (omp_site* s : all_sites(site_kind::loop))
+        if (s->form.load() == form) out.push_back(s);
+    return out;
+}
+
+void expect_once(const std::vector<std::atomic<int>>& hits, const char* what) {
+    for (std::size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i].load(), 1) << what << ": iteration " << i;
+}
+
+TEST(Interposer, TeamSizeComesFromAloeAndANumThreadsClauseIsKept) {
+    ASSERT_EQ(settings().threads, 3) << "CTest sets ALOE_NUM_THREADS=3";
+    int team = 0, asked = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+    }
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp single
+        asked = omp_get_num_threads();
+    }
+    EXPECT_EQ(team, 3);
+    EXPECT_EQ(asked, 2);
+    int clause_sites = 0;
+    for (omp_site* s : all_sites(site_kind::region))
+        if (const char* why = s->non_malleable.load()) clause_sites += std::string(why) == "num_threads clause";
+    EXPECT_EQ(clause_sites, 1);
+}
+
+TEST(Interposer, DynamicGuidedAndRuntimeLoopsRunEveryIterationOnce) {
+    for (int n : {0, 1, 2, 3, 7, 1000, 4099}) {
+        std::vector<std::atomic<int>> a(n), b(n), c(n), d(n);
+#pragma omp parallel
+        {
+#pragma omp for schedule(dynamic, 3)
+            for (int i = 0; i < n; ++i) a[i]++;
+#pragma omp for schedule(guided)
+            for (int i = n - 1; i >= 0; --i) b[i]++;
+#pragma omp for schedule(runtime)
+            for (int i = 0; i < n; i += 1) c[i]++;
+#pragma omp for schedule(monotonic : dynamic, 5)
+            for (long i = 0; i < n; ++i) d[i]++;
+        }
+        expect_once(a, "dynamic,3");
+        expect_once(b, "guided, downward");
+        expect_once(c, "runtime");
+        expect_once(d, "monotonic dynamic");
+    }
+    const auto dynamic_sites = loop_sites_of(loop_form::nonmonotonic_dynamic);
+    ASSERT_FALSE(dynamic_sites.empty());
+    for (omp_site* s : dynamic_sites) {
+        if (forwarding_everything()) {
+            EXPECT_EQ(s->taken.load(), 0u);
+            EXPECT_GT(s->forwarded.load(), 0u);
+        } else {
+            EXPECT_GT(s->taken.load(), 0u) << s->name;
+        }
+    }
+}
+
+TEST(Interposer, NowaitChainLongerThanTheRingKeepsEveryLoopApart) {
+    constexpr int loops = 40, n = 301;
+    std::vector<std::vector<int>> out(loops, std::vector<int>(n, 0));
+    std::atomic<int> wrong{0};
+#pragma omp parallel
+    {
+        for (int k = 0; k < loops; ++k) {
+#pragma omp for schedule(dynamic, 2) nowait
+            for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)] += k + 1;
+        }
+#pragma omp barrier
+#pragma omp for schedule(dynamic)
+        for (int k = 0; k < loops; ++k)
+            for (int i = 0; i < n; ++i)
+                if (out[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)] != k + 1) wrong++;
+    }
+    EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Interposer, ReductionsAndLastprivateStayExact) {
+    long sum = 0, product = 1;
+    double half_sum = 0;
+    int biggest = INT_MIN, last = -1;
+    unsigned long long bits = 0;
+    constexpr int n = 10007;
+#pragma omp parallel
+    {
+#pragma omp for schedule(dynamic, 7) reduction(+ : sum, half_sum) reduction(max : biggest) reduction(| : bits)
+        for (int i = 0; i < n; ++i) {
+            sum += i;
+            half_sum += 0.5 * i;
+            biggest = i > biggest ? i : biggest;
+            bits |= 1ULL << (i % 64);
+        }
+#pragma omp for schedule(guided, 3) reduction(* : product)
+        for (int i = 0; i < 40; ++i) product *= i % 20 == 0 ? 2 : 1;
+    }
+    int i = 0;
+#pragma omp parallel for schedule(runtime) lastprivate(last, i)
+    for (i = 0; i < n; i += 3) last = i;
+    EXPECT_EQ(sum, static_cast<long>(n) * (n - 1) / 2);
+    EXPECT_EQ(half_sum, 0.5 * static_cast<double>(sum));
+    EXPECT_EQ(biggest, n - 1);
+    EXPECT_EQ(bits, ~0ULL);
+    EXPECT_EQ(product, 4);
+    EXPECT_EQ(last, 10005);
+    EXPECT_EQ(i, 10008);  // the loop variable's lastprivate value is one step past the last
+}
+
+TEST(Interposer, CombinedParallelLoopsWithConstantBounds) {
+    static std::atomic<int> hits[5000];
+    for (auto& h : hits) h = 0;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int i = 0; i < 5000; ++i) hits[i]++;
+#pragma omp parallel for schedule(runtime)
+    for (int i = 0; i < 5000; ++i) hits[i]++;
+#pragma omp parallel for schedule(guided, 4)
+    for (int i = 4999; i >= 0; --i) hits[i]++;
+    for (int i = 0; i < 5000; ++i) ASSERT_EQ(hits[i].load(), 3) << i;
+}
+
+TEST(Interposer, UnsignedAndExtremeBounds) {
+    std::vector<std::atomic<int>> hits(300);
+    const unsigned long long base = ~0ULL - 1000;
+#pragma omp parallel for schedule(dynamic, 4)
+    for (unsigned long long v = base; v < base + 300; ++v) hits[v - base]++;
+    expect_once(hits, "ull up");
+    std::vector<std::atomic<int>> down(100);
+#pragma omp parallel for schedule(runtime)
+    for (unsigned long long v = 1000; v > 900; --v) down[v - 901]++;
+    expect_once(down, "ull down");
+    std::vector<std::atomic<int>> top(200);
+#pragma omp parallel for schedule(dynamic)
+    for (long v = LONG_MAX - 200; v < LONG_MAX; ++v) top[static_cast<std::size_t>(v - (LONG_MAX - 200))]++;
+    expect_once(top, "near LONG_MAX");
+}
+
+TEST(Interposer, OrderedAndDoacrossAreForwardedAndStillOrdered) {
+    std::vector<int> order;
+    std::vector<long> prefix(500, 1);
+#pragma omp parallel
+    {
+#pragma omp for ordered schedule(dynamic)
+        for (int i = 0; i < 200; ++i) {
+#pragma omp ordered
+            order.push_back(i);
+        }
+#pragma omp for ordered(1) schedule(dynamic)
+        for (int i = 1; i < 500; ++i) {
+#pragma omp ordered depend(sink : i - 1)
+            prefix[static_cast<std::size_t>(i)] += prefix[static_cast<std::size_t>(i - 1)];
+#pragma omp ordered depend(source)
+        }
+    }
+    ASSERT_EQ(order.size(), 200u);
+    for (int i = 0; i < 200; ++i) ASSERT_EQ(order[static_cast<std::size_t>(i)], i);
+    EXPECT_EQ(prefix[499], 500);
+    for (loop_form f : {loop_form::ordered, loop_form::doacross}) {
+        const auto sites = loop_sites_of(f);
+        ASSERT_EQ(sites.size(), 1u) << to_string(f);
+        EXPECT_EQ(sites[0]->taken.load(), 0u);
+        EXPECT_EQ(sites[0]->forwarded.load(), 1u);
+        ASSERT_NE(sites[0]->forward_reason.load(), nullptr);
+        EXPECT_NE(std::string(sites[0]->forward_reason.load()).find(to_string(f)), std::string::npos);
+    }
+}
+
+TEST(Interposer, NestedRegionsGetTheirOwnLoops) {
+    omp_set_max_active_levels(2);
+    std::vector<std::atomic<int>> hits(2 * 2 * 100);
+#pragma omp parallel num_threads(2)
+    {
+        const int outer = omp_get_thread_num();
+#pragma omp parallel num_threads(2)
+        {
+            const int inner = omp_get_thread_num();
+            (void)inner;
+#pragma omp for schedule(dynamic, 3)
+            for (int i = 0; i < 200; ++i) hits[static_cast<std::size_t>(outer * 200 + i)]++;
+        }
+#pragma omp for schedule(dynamic)
+        for (int i = 0; i < 2; ++i) (void)i;
+    }
+    omp_set_max_active_levels(1);
+    expect_once(hits, "nested");
+}
+
+TEST(Interposer, LoopsOutsideAnyRegionAreForwarded) {
+    std::vector<std::atomic<int>> hits(50);
+#pragma omp for schedule(dynamic)
+    for (int i = 0; i < 50; ++i) hits[static_cast<std::size_t>(i)]++;
+    expect_once(hits, "orphaned");
+    bool found = false;
+    for (omp_site* s : all_sites(site_kind::loop))
+        if (const char* why = s->forward_reason.load(); why != nullptr && std::string(why).starts_with("outside"))
+            found = true;
+    EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace aloe::omp
