@@ -38,16 +38,21 @@ bool take_or_forward(const void* ra, const loop_request& req, const iteration_ma
     return true;
 }
 
+// A taken loop's next chunk, as values. Out of line, so that the forwarding path below stays
+// a load, a test and a tail call (no registers to save for code it does not run).
+template <class T>
+[[gnu::noinline]] bool next_taken_values(thread_view& v, T* istart, T* iend) {
+    std::uint64_t first = 0, last = 0;
+    if (!next_taken(v, first, last)) return false;
+    *istart = static_cast<T>(first);
+    *iend = static_cast<T>(last);
+    return true;
+}
+
 template <class T>
 bool next_or_forward(T* istart, T* iend, void* real_fn, const char* name) {
     thread_view& v = view();
-    if (v.loop != nullptr) [[likely]] {
-        std::uint64_t first = 0, last = 0;
-        if (!next_taken(v, first, last)) return false;
-        *istart = static_cast<T>(first);
-        *iend = static_cast<T>(last);
-        return true;
-    }
+    if (v.loop != nullptr) return next_taken_values(v, istart, iend);
     return must<bool (*)(T*, T*)>(real_fn, name)(istart, iend);
 }
 
