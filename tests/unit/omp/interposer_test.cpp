@@ -13,6 +13,19 @@
 #include <string>
 #include <vector>
 
+// Entry points GCC 12 no longer emits (the pre-4.9 start/end protocol) or emits only in
+// cancellable regions: called by hand, as older binaries and cancel-aware code do.
+extern "C" {
+void GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads);
+void GOMP_parallel_end();
+void GOMP_parallel_loop_dynamic_start(void (*fn)(void*), void* data, unsigned num_threads, long start, long end,
+                                      long incr, long chunk);
+bool GOMP_loop_dynamic_start(long start, long end, long incr, long chunk, long* istart, long* iend);
+bool GOMP_loop_dynamic_next(long* istart, long* iend);
+void GOMP_loop_end_nowait();
+bool GOMP_loop_end_cancel();
+}
+
 namespace aloe::omp {
 namespace {
 
@@ -207,6 +220,52 @@ TEST(Interposer, NestedRegionsGetTheirOwnLoops) {
     }
     omp_set_max_active_levels(1);
     expect_once(hits, "nested");
+}
+
+struct old_protocol {
+    std::atomic<int> bodies{0};
+    std::vector<std::atomic<int>> hits = std::vector<std::atomic<int>>(1000);
+};
+
+void count_body(void* p) { static_cast<old_protocol*>(p)->bodies++; }
+
+void old_loop_body(void* p) {
+    auto& d = *static_cast<old_protocol*>(p);
+    d.bodies++;
+    for (long s = 0, e = 0; GOMP_loop_dynamic_next(&s, &e);)
+        for (long i = s; i < e; ++i) d.hits[static_cast<std::size_t>(i)]++;
+    GOMP_loop_end_nowait();
+}
+
+TEST(Interposer, PreGcc49StartEndProtocolWithAndWithoutALoop) {
+    old_protocol d;
+    GOMP_parallel_start(&count_body, &d, 0);
+    count_body(&d);  // the master runs the body itself
+    GOMP_parallel_end();
+    EXPECT_EQ(d.bodies.load(), 3);
+    d.bodies = 0;
+    GOMP_parallel_loop_dynamic_start(&old_loop_body, &d, 0, 0, 1000, 1, 7);
+    old_loop_body(&d);
+    GOMP_parallel_end();
+    EXPECT_EQ(d.bodies.load(), 3);
+    expect_once(d.hits, "old combined loop");
+}
+
+TEST(Interposer, CancellableLoopEndIsABarrier) {
+    std::vector<std::atomic<int>> hits(500);
+    std::atomic<int> cancelled{0};
+#pragma omp parallel
+    {
+        long s = 0, e = 0;
+        if (GOMP_loop_dynamic_start(0, 500, 1, 3, &s, &e)) {
+            do {
+                for (long i = s; i < e; ++i) hits[static_cast<std::size_t>(i)]++;
+            } while (GOMP_loop_dynamic_next(&s, &e));
+        }
+        cancelled += GOMP_loop_end_cancel() ? 1 : 0;
+    }
+    expect_once(hits, "cancellable end");
+    EXPECT_EQ(cancelled.load(), 0);
 }
 
 TEST(Interposer, LoopsOutsideAnyRegionAreForwarded) {
