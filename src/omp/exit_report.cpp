@@ -95,12 +95,6 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
     return out;
 }
 
-std::string seconds_text(runtime::ticks t) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", runtime::ticks_to_seconds(t));
-    return buf;
-}
-
 std::string seconds_text(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", s);
@@ -124,7 +118,7 @@ std::string summary(const std::vector<omp_site*>& regions, const std::vector<loo
         const std::uint64_t calls = s->invocations.load();
         const char* fixed_by = s->non_malleable.load();
         rows.push_back({s->name, s->source.empty() ? "-" : s->source, std::to_string(calls),
-                        std::to_string(s->threads_last.load()), seconds_text(s->region_ticks.load()),
+                        std::to_string(s->threads_last.load()), seconds_text(runtime::ticks_to_seconds(s->region_ticks.load())),
                         calls > 0 ? fixed(s->imbalance_sum / static_cast<double>(calls), 3) : "-",
                         fixed_by != nullptr ? std::string("program's (") + fixed_by + ")" : std::string("aloe")});
     }

@@ -21,8 +21,9 @@ using ull = unsigned long long;
     X(nonmonotonic_guided, nonmonotonic_guided)
 #define ALOE_GOMP_RUNTIME_FORMS(X) \
     X(runtime, runtime) X(nonmonotonic_runtime, nonmonotonic_runtime) X(maybe_nonmonotonic_runtime, maybe_nonmonotonic_runtime)
-// Forms that also have the old GOMP_parallel_loop_<form>_start (GCC before 4.9).
-#define ALOE_GOMP_OLD_COMBINED_CHUNKED(X) X(static_, static) X(dynamic, dynamic) X(guided, guided)
+// The three classic forms: the only ones with ordered, doacross and the old (pre-4.9)
+// GOMP_parallel_loop_<form>_start entry points.
+#define ALOE_GOMP_CLASSIC_CHUNKED_FORMS(X) X(static_, static) X(dynamic, dynamic) X(guided, guided)
 
 /// The schedule a loop asked for, as the entry point it called says.
 enum class loop_form : std::uint8_t {

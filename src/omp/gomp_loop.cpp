@@ -181,7 +181,7 @@ ALOE_API bool GOMP_loop_end_cancel() { return end_loop_cancel(); }
                          doacross_iterations(ncounts, counts),                                               \
                          (unsigned ncounts, ull* counts, ull chunk, ull* istart, ull* iend), ncounts, counts, \
                          chunk, istart, iend)
-ALOE_GOMP_OLD_COMBINED_CHUNKED(ALOE_ORDERED_CHUNKED)
+ALOE_GOMP_CLASSIC_CHUNKED_FORMS(ALOE_ORDERED_CHUNKED)
 #undef ALOE_ORDERED_CHUNKED
 
 ALOE_FORWARD_COUNTED(GOMP_loop_ordered_runtime_start, loop_form::ordered, ordered_reason,

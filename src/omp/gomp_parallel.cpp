@@ -28,27 +28,35 @@ void run_region(const void* ra, region_body body, void* data, unsigned requested
     release_region(r);
 }
 
-// A combined parallel loop: taken over (slot 0 preset, plain GOMP_parallel) or forwarded
-// (libgomp's combined entry, still through region_entry).
+// A combined parallel loop, before its team starts: taken over → slot 0 holds it (true), the
+// team starts as a plain region; forwarded → counted here (false), libgomp's combined entry
+// starts the team.
+bool preset_loop(team_region& r, omp_site& loop_site, const loop_request& req, const iteration_map& map) {
+    const loop_decision d = decide(loop_site, req, true);
+    if (d.forward_reason == nullptr) {
+        r.preset_loop = true;
+        fill_slot(r.slots[0], loop_site, map, d);
+        r.slots[0].holds.store(1, std::memory_order_release);
+        return true;
+    }
+    loop_site.forward_reason.store(d.forward_reason, std::memory_order_relaxed);
+    loop_site.forwarded.fetch_add(1, std::memory_order_relaxed);
+    loop_site.forwarded_iterations.fetch_add(map.count, std::memory_order_relaxed);
+    return false;
+}
+
 template <class Forward>
 void run_parallel_loop(const void* ra, region_body body, void* data, unsigned requested, unsigned flags,
                        const loop_request& req, const iteration_map& map, Forward&& forward) {
     omp_site& loop_site = site_at(ra, site_kind::loop);
-    const loop_decision d = decide(loop_site, req, true);
     run_region(ra, body, data, requested, [&](team_region& r, unsigned threads) {
-        if (d.forward_reason == nullptr) {
-            r.preset_loop = true;
-            fill_slot(r.slots[0], loop_site, map, d);
-            r.slots[0].holds.store(1, std::memory_order_release);
+        if (preset_loop(r, loop_site, req, map)) {
             real().parallel(&region_entry, &r, threads, flags);
-        } else {
-            loop_site.forward_reason.store(d.forward_reason, std::memory_order_relaxed);
-            loop_site.forwarded.fetch_add(1, std::memory_order_relaxed);
-            loop_site.forwarded_iterations.fetch_add(map.count, std::memory_order_relaxed);
-            const runtime::ticks t0 = runtime::now_ticks();
-            forward(r, threads);
-            loop_site.forwarded_ticks.fetch_add(runtime::now_ticks() - t0, std::memory_order_relaxed);
+            return;
         }
+        const runtime::ticks t0 = runtime::now_ticks();
+        forward(r, threads);
+        loop_site.forwarded_ticks.fetch_add(runtime::now_ticks() - t0, std::memory_order_relaxed);
     });
 }
 
@@ -62,39 +70,27 @@ struct started_region {
 };
 thread_local std::vector<started_region> started_regions;
 
-// `forward_loop(region, threads)` starts the team with libgomp's own combined entry when
-// the loop is forwarded; without `req` the region has no loop.
-struct no_loop {
-    void operator()(team_region&, unsigned) const noexcept {}
-};
-
-template <class ForwardLoop = no_loop>
-void start_old_region(const void* ra, region_body body, void* data, unsigned requested,
-                      const loop_request* req = nullptr, const iteration_map* map = nullptr,
-                      ForwardLoop&& forward_loop = {}) {
+// As run_region, up to the point where the master runs the body: `start` starts the team.
+template <class Start>
+void start_old_region(const void* ra, region_body body, void* data, unsigned requested, Start&& start) {
     omp_site& site = site_at(ra, site_kind::region);
     team_region& r = acquire_region(site, body, data);
     const unsigned threads = region_threads(site, requested);
     const runtime::ticks t0 = runtime::now_ticks();
-    bool taken = req == nullptr;
-    if (req != nullptr) {
-        omp_site& loop_site = site_at(ra, site_kind::loop);
-        const loop_decision d = decide(loop_site, *req, true);
-        if (d.forward_reason == nullptr) {
-            taken = true;
-            r.preset_loop = true;
-            fill_slot(r.slots[0], loop_site, *map, d);
-            r.slots[0].holds.store(1, std::memory_order_release);
-        } else {
-            loop_site.forward_reason.store(d.forward_reason, std::memory_order_relaxed);
-            loop_site.forwarded.fetch_add(1, std::memory_order_relaxed);
-            loop_site.forwarded_iterations.fetch_add(map->count, std::memory_order_relaxed);
-            forward_loop(r, threads);
-        }
-    }
-    if (taken) real().parallel_start(&region_entry, &r, threads);
+    start(r, threads);
     const thread_view saved = enter_region_as_master(r);
     started_regions.push_back({&r, saved, t0, runtime::now_ticks()});
+}
+
+// The old combined starts: slot 0 preset and a plain start, or libgomp's own combined start.
+template <class Forward>
+void start_old_parallel_loop(const void* ra, region_body body, void* data, unsigned requested,
+                             const loop_request& req, const iteration_map& map, Forward&& forward) {
+    omp_site& loop_site = site_at(ra, site_kind::loop);
+    start_old_region(ra, body, data, requested, [&](team_region& r, unsigned threads) {
+        if (preset_loop(r, loop_site, req, map)) real().parallel_start(&region_entry, &r, threads);
+        else forward(r, threads);
+    });
 }
 
 }  // namespace
@@ -118,18 +114,16 @@ ALOE_API void GOMP_parallel_sections(region_body body, void* data, unsigned num_
 }
 
 ALOE_API void GOMP_parallel_start(region_body body, void* data, unsigned num_threads) {
-    start_old_region(ALOE_RETURN_ADDRESS(), body, data, num_threads);
+    start_old_region(ALOE_RETURN_ADDRESS(), body, data, num_threads,
+                     [](team_region& r, unsigned threads) { real().parallel_start(&region_entry, &r, threads); });
 }
 
 ALOE_API void GOMP_parallel_sections_start(region_body body, void* data, unsigned num_threads, unsigned count) {
-    omp_site& site = site_at(ALOE_RETURN_ADDRESS(), site_kind::region);
-    team_region& r = acquire_region(site, body, data);
-    const unsigned threads = region_threads(site, num_threads);
-    const aloe::runtime::ticks t0 = aloe::runtime::now_ticks();
-    must<decltype(real().parallel_sections_start)>(reinterpret_cast<void*>(real().parallel_sections_start),
-                                                   "GOMP_parallel_sections_start")(&region_entry, &r, threads, count);
-    const thread_view saved = enter_region_as_master(r);
-    started_regions.push_back({&r, saved, t0, aloe::runtime::now_ticks()});
+    start_old_region(ALOE_RETURN_ADDRESS(), body, data, num_threads, [&](team_region& r, unsigned threads) {
+        must<decltype(real().parallel_sections_start)>(reinterpret_cast<void*>(real().parallel_sections_start),
+                                                       "GOMP_parallel_sections_start")(&region_entry, &r, threads,
+                                                                                       count);
+    });
 }
 
 ALOE_API void GOMP_parallel_end() {
@@ -175,23 +169,21 @@ ALOE_GOMP_RUNTIME_FORMS(ALOE_COMBINED_RUNTIME)
 #define ALOE_OLD_COMBINED_CHUNKED(id, name)                                                                 \
     ALOE_API void GOMP_parallel_loop_##name##_start(region_body body, void* data, unsigned num_threads,      \
                                                     long start, long end, long incr, long chunk) {          \
-        const loop_request req{loop_form::id, chunk, gfs_runtime, nullptr};                                 \
-        const iteration_map map = iteration_map::for_long(start, end, incr);                                \
-        start_old_region(ALOE_RETURN_ADDRESS(), body, data, num_threads, &req, &map,                        \
+        start_old_parallel_loop(ALOE_RETURN_ADDRESS(), body, data, num_threads,                            \
+                         {loop_form::id, chunk, gfs_runtime, nullptr}, iteration_map::for_long(start, end, incr), \
                          [&](team_region& r, unsigned threads) {                                           \
                              must<old_combined_chunked>(real().old_combined[static_cast<std::size_t>(loop_form::id)], \
                                                         "GOMP_parallel_loop_" #name "_start")(              \
                                  &region_entry, &r, threads, start, end, incr, chunk);                      \
                          });                                                                               \
     }
-ALOE_GOMP_OLD_COMBINED_CHUNKED(ALOE_OLD_COMBINED_CHUNKED)
+ALOE_GOMP_CLASSIC_CHUNKED_FORMS(ALOE_OLD_COMBINED_CHUNKED)
 #undef ALOE_OLD_COMBINED_CHUNKED
 
 ALOE_API void GOMP_parallel_loop_runtime_start(region_body body, void* data, unsigned num_threads, long start,
                                                long end, long incr) {
-    const loop_request req{loop_form::runtime, 0, gfs_runtime, nullptr};
-    const iteration_map map = iteration_map::for_long(start, end, incr);
-    start_old_region(ALOE_RETURN_ADDRESS(), body, data, num_threads, &req, &map, [&](team_region& r, unsigned threads) {
+    start_old_parallel_loop(ALOE_RETURN_ADDRESS(), body, data, num_threads, {loop_form::runtime, 0, gfs_runtime, nullptr},
+                            iteration_map::for_long(start, end, incr), [&](team_region& r, unsigned threads) {
         must<old_combined_runtime>(real().old_combined[static_cast<std::size_t>(loop_form::runtime)],
                                    "GOMP_parallel_loop_runtime_start")(&region_entry, &r, threads, start, end, incr);
     });

@@ -94,12 +94,8 @@ omp_site& site_at(const void* address, site_kind kind) {
     std::size_t i = slot_of(address);
     for (std::size_t probes = 0; probes < table_size; ++probes, i = (i + 1) & (table_size - 1)) {
         const void* key = t.keys[i].load(std::memory_order_acquire);
-        if (key == address) {
-            // The key is published after the site: wait out the instant between the two.
-            omp_site* s = t.sites[i].load(std::memory_order_acquire);
-            while (s == nullptr) s = t.sites[i].load(std::memory_order_acquire);
-            return *s;
-        }
+        // The site is stored before its key is released: a key seen means its site is there.
+        if (key == address) return *t.sites[i].load(std::memory_order_acquire);
         if (key != nullptr) continue;
         std::lock_guard lock(t.mutex);
         const void* again = t.keys[i].load(std::memory_order_acquire);

@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -67,19 +66,18 @@ real_gomp load() {
     bind(r.set_num_threads, "omp_set_num_threads");
     bind(r.set_num_threads_f, "omp_set_num_threads_");
     bind(r.set_num_threads_f8, "omp_set_num_threads_8_");
-    const auto fill = [](loop_form f, const std::string& form, real_gomp& out, bool old_combined) {
+    // Every form's entry points; the ones libgomp lacks (the old combined `_start` of the
+    // newer forms) stay null and are never called, since no compiler emits them.
+    const auto fill = [](loop_form f, const std::string& form, real_gomp& out) {
         const auto i = static_cast<std::size_t>(f);
         out.start[i] = find(("GOMP_loop_" + form + "_start").c_str());
         out.next[i] = find(("GOMP_loop_" + form + "_next").c_str());
         out.ull_start[i] = find(("GOMP_loop_ull_" + form + "_start").c_str());
         out.ull_next[i] = find(("GOMP_loop_ull_" + form + "_next").c_str());
         out.combined[i] = find(("GOMP_parallel_loop_" + form).c_str());
-        if (old_combined) out.old_combined[i] = find(("GOMP_parallel_loop_" + form + "_start").c_str());
+        out.old_combined[i] = find(("GOMP_parallel_loop_" + form + "_start").c_str());
     };
-#define ALOE_FILL_FORM(id, name)                                                                 \
-    fill(loop_form::id, #name, r,                                                                \
-         std::strcmp(#name, "static") == 0 || std::strcmp(#name, "dynamic") == 0 ||              \
-             std::strcmp(#name, "guided") == 0 || std::strcmp(#name, "runtime") == 0);
+#define ALOE_FILL_FORM(id, name) fill(loop_form::id, #name, r);
     ALOE_GOMP_CHUNKED_FORMS(ALOE_FILL_FORM) ALOE_GOMP_RUNTIME_FORMS(ALOE_FILL_FORM)
 #undef ALOE_FILL_FORM
     r.start[static_cast<std::size_t>(loop_form::generic)] = find("GOMP_loop_start");

@@ -16,7 +16,6 @@ summary.md's "Adaptive" section and adaptive.csv.
 from __future__ import annotations
 
 import collections
-import csv
 import dataclasses
 import math
 import statistics
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import sweep
-from .summary import best, group_key, label
+from .summary import best, group_key, label, write_rows_csv
 
 QUIET = "none"
 BALANCED = ("synthetic", "stencil1d")  # balanced loops: target (ii) applies quietly
@@ -169,12 +168,7 @@ def judge(t: Target, row: dict) -> str | None:
 
 
 def write_csv(path: Path, arows: list[dict]) -> None:
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
-        w.writeheader()
-        for r in arows:
-            w.writerow({k: "" if r.get(k) is None else f"{r[k]:.6g}"
-                        if isinstance(r[k], float) else r[k] for k in COLUMNS})
+    write_rows_csv(path, arows, COLUMNS)
 
 
 @dataclasses.dataclass

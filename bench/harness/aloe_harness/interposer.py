@@ -15,12 +15,11 @@ the target is under 1% (FORWARD_LIMIT). summary.md's "Interposer" section and in
 """
 from __future__ import annotations
 
-import csv
 import statistics
 from pathlib import Path
 
 from .matrix import ALOE_RUN, parse_run
-from .summary import group_key, label
+from .summary import group_key, label, write_rows_csv
 
 FORWARD = "forward"
 FORWARD_LIMIT = 1.01  # forwarded loops: at most 1% slower than plain libgomp
@@ -86,12 +85,7 @@ def forward_verdict(r: dict) -> str:
 
 
 def write_csv(path: Path, irows: list[dict]) -> None:
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
-        w.writeheader()
-        for r in irows:
-            w.writerow({k: "" if r.get(k) is None else f"{r[k]:.6g}"
-                        if isinstance(r[k], float) else r[k] for k in COLUMNS})
+    write_rows_csv(path, irows, COLUMNS)
 
 
 INTRO = ("`aloe run` (the libgomp interposer) against plain libgomp, per workload and regime: "

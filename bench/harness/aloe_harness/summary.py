@@ -88,12 +88,18 @@ def best(rows: list[dict], *, peer: bool) -> dict | None:
     return min(pool, key=lambda r: r["median_s"]) if pool else None
 
 
-def write_csv(path: Path, rows: list[dict]) -> None:
+def write_rows_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
+    """`rows` as CSV with `columns` (floats to 6 significant digits, None as empty): the one
+    writer behind results.csv, sweep.csv, adaptive.csv and interposer.csv."""
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
         w.writeheader()
         for row in rows:
-            w.writerow({k: _cell(row.get(k)) for k in COLUMNS})
+            w.writerow({k: _cell(row.get(k)) for k in columns})
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    write_rows_csv(path, rows, COLUMNS)
 
 
 def read_csv(path: Path) -> list[dict]:

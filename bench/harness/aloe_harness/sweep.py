@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import matrix as mx
 from .matrix import Matrix, MatrixError
-from .summary import label
+from .summary import label, write_rows_csv
 
 DEFAULT_FS = [round(i / 10, 1) for i in range(11)]
 DEFAULT_SCHEDULES = ["hybrid", "staggered"]
@@ -90,12 +90,7 @@ def sweep_rows(rows: list[dict]) -> list[dict]:
 
 def write_csv(path: Path, srows: list[dict]) -> None:
     ordered = sorted(srows, key=lambda r: (r["kind"] == "peer", r["kind"], r["fs"] or 0))
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
-        w.writeheader()
-        for r in ordered:
-            w.writerow({k: "" if r.get(k) is None else
-                        (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in COLUMNS})
+    write_rows_csv(path, ordered, COLUMNS)
 
 
 def read_csv(path: Path) -> list[dict]:
