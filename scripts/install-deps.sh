@@ -14,6 +14,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 debian_packages=(
     cmake ninja-build make g++ pkg-config git ca-certificates  # build
     libgtest-dev                                                 # unit and conformance tests
+    nlohmann-json3-dev                                           # aloe run reads its processes' reports
     libhwloc-dev hwloc                                           # topology and binding
     libnlopt-dev libnlopt-cxx-dev                                # derivative-free search
     libbenchmark-dev                                             # micro-benchmarks

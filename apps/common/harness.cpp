@@ -2,6 +2,7 @@
 
 #include "json_writer.hpp"
 #include "runtime/json_text.hpp"
+#include "runtime/output_file.hpp"
 #include "process_setup.hpp"
 
 #include <algorithm>
@@ -372,7 +373,7 @@ void harness::write_tuning(json_writer& j) const {
 void harness::write_openmp_schedule(json_writer& j) const {
     // What an OpenMP run's loops really ran under: schedule(runtime)'s run-sched-var as
     // omp_get_schedule() reported it, and the aloe interposer when one was preloaded (`aloe
-    // run`), with the aloe schedule it was told to use. Only OpenMP runs have these keys.
+    // run`), with the choice it was told to use. Only OpenMP runs have these keys.
     if (runtime_ != runtime_kind::libgomp && runtime_ != runtime_kind::libomp) return;
     if (schedule_.omp == omp_kind::runtime) {
         j.key("runtime_schedule").begin_object();
@@ -386,8 +387,10 @@ void harness::write_openmp_schedule(json_writer& j) const {
     if (interposer_.empty()) {
         j.null();
     } else {
-        const char* aloe_schedule = std::getenv("ALOE_SCHEDULE");
-        j.begin_object().key("library").value(interposer_).key("ALOE_SCHEDULE");
+        // `aloe run` tells the interposer its choice in ALOE_OMP_SCHEDULE (ALOE_SCHEDULE is
+        // left to aloe's own loops).
+        const char* aloe_schedule = std::getenv("ALOE_OMP_SCHEDULE");
+        j.begin_object().key("library").value(interposer_).key("ALOE_OMP_SCHEDULE");
         if (aloe_schedule != nullptr) j.value(std::string_view(aloe_schedule)); else j.null();
         j.end_object();
     }
@@ -489,10 +492,9 @@ int harness::finish() {
     if (json_path_ == "-") {
         std::cout << j.text() << std::endl;
     } else if (!json_path_.empty()) {
-        std::ofstream out(json_path_);
-        out << j.text() << '\n';
-        if (!out) {
-            std::cerr << workload_ << ": cannot write the record to '" << json_path_ << "'\n";
+        std::string error;  // whole or not at all, never through a planted link
+        if (!aloe::runtime::write_output_file(json_path_, j.text() + '\n', error)) {
+            std::cerr << workload_ << ": cannot write the record: " << error << '\n';
             return 1;
         }
     }

@@ -1,5 +1,6 @@
 #include "process_setup.hpp"
 
+#include "runtime/cpu_allowance.hpp"
 #include "runtime/cpu_mask.hpp"
 
 #include <link.h>
@@ -114,14 +115,18 @@ void ensure_environment(const std::vector<std::pair<std::string, std::string>>& 
                         const std::vector<std::string>& words) {
     bool changed = false;
     if (env_value(cpus_variable).empty()) {
-        // If the caller set OMP_PROC_BIND, libgomp has pinned us already: widen to every
-        // online CPU (the kernel keeps us inside our cpuset) before reading the mask.
+        // If the caller set OMP_PROC_BIND, libgomp has pinned us already: widen back to the
+        // CPUs the process was given (taskset, Slurm, a cgroup cpuset; the union of libgomp's
+        // places when its binding came first: runtime/cpu_allowance.hpp), never beyond them.
         const std::string bind = env_value("OMP_PROC_BIND");
         if (!bind.empty() && bind != "false" && bind != "FALSE") {
-            cpu_set_t all;
-            CPU_ZERO(&all);
-            for (int c = 0; c < static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)); ++c) CPU_SET(c, &all);
-            sched_setaffinity(0, sizeof all, &all);
+            if (const auto& given = aloe::runtime::process_cpu_allowance().mask; given && !given->empty()) {
+                cpu_set_t set;
+                CPU_ZERO(&set);
+                for (const int c : *given)
+                    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+                sched_setaffinity(0, sizeof set, &set);
+            }
         }
         std::string list;
         for (const int c : aloe::runtime::cpus_in_affinity_mask()) list += (list.empty() ? "" : ",") + std::to_string(c);

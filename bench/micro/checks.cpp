@@ -3,6 +3,7 @@
 #include "checks.hpp"
 
 #include "measure.hpp"
+#include "runtime/cpu_mask.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -56,7 +57,7 @@ double idle_spin_us(const std::function<void()>& construct, int threads, double 
 
 double shared_cpu_share(const std::function<void(std::vector<int>&)>& loop, int threads, double pause_us, int rounds,
                         int loops) {
-    const int ncpu = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    const int ncpu = std::max(1, static_cast<int>(aloe::runtime::cpus_in_affinity_mask().size()));
     const int want = std::min(threads, ncpu);
     std::vector<int> cpu(static_cast<std::size_t>(threads), -1);
     int shared = 0;

@@ -178,7 +178,7 @@ def command(a: argparse.Namespace, variant: str, args: list[str]) -> list[str]:
 
 def environment(a: argparse.Namespace, extra: dict | None = None) -> dict[str, str]:
     env = dict(os.environ, OMP_SCHEDULE=a.omp_schedule)
-    for k in ("LD_PRELOAD", "ALOE_SCHEDULE"):
+    for k in ("LD_PRELOAD", "ALOE_SCHEDULE", "ALOE_OMP_SCHEDULE"):
         env.pop(k, None)
     if a.bind == "close":
         env |= {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores", "ALOE_PROC_BIND": "close"}

@@ -151,7 +151,7 @@ int run_program(int argc, char** argv) {
     write_raw(groups, opt.out + "/raw");
     write_machine(info, opt.out + "/machine.txt");
     write_summary(groups, info, opt.out + "/summary.md");
-    std::ofstream(opt.out + "/command.txt") << info.command << "\n";
+    save_result(opt.out + "/command.txt", info.command + "\n");
     std::cout << std::ifstream(opt.out + "/summary.md").rdbuf() << "\nresults in " << portable_path(opt.out) << "\n";
     return 0;
 }

@@ -1,6 +1,8 @@
 // aloe_overhead's command line: the help text, the strict number parsers and parse_options.
 #include "options.hpp"
 
+#include "runtime/cpu_mask.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -73,7 +75,8 @@ std::string today() {
 
 options parse_options(int argc, char** argv) {
     options o;
-    o.threads = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    // The CPUs this process may use (taskset, Slurm, a cgroup), not the machine's.
+    o.threads = std::max(1, static_cast<int>(aloe::runtime::cpus_in_affinity_mask().size()));
     bool reps_given = false, target_given = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];

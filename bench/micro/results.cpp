@@ -8,7 +8,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "runtime/output_file.hpp"
 
 #include <sched.h>
 #include <sys/resource.h>
@@ -26,6 +29,12 @@ std::string csv_field(const std::string& s) {
 }
 
 }  // namespace
+
+void save_result(const std::string& path, const std::string& text) {
+    std::string error;  // whole or not at all (runtime/output_file.hpp)
+    if (!aloe::runtime::write_output_file(path, text, error))
+        std::cerr << "aloe_overhead: cannot write a result: " << error << "\n";
+}
 
 std::string run_command(const std::string& cmd) {
     std::string out;
@@ -83,7 +92,7 @@ std::string fmt(double x, int decimals) {
 }
 
 void write_machine(const run_info& info, const std::string& path) {
-    std::ofstream f(path);
+    std::ostringstream f;
     f << "# machine and settings of this run\n"
       << "date: " << run_command("date -u '+%Y-%m-%d %H:%M:%S UTC'") << "\n"
       << "nproc: " << run_command("nproc --all") << " (nproc --all); this process may run on " << run_command("nproc")
@@ -122,10 +131,11 @@ void write_machine(const run_info& info, const std::string& path) {
       << "fork body: delay(" << info.fork_dl << "), balanced body: delay(" << info.balanced_dl
       << "), chunk body: delay(" << info.chunk_dl << ")\n"
       << "clock: std::chrono::steady_clock\n";
+    save_result(path, f.str());
 }
 
 void write_csv(const std::vector<group>& groups, const run_info& info, const std::string& path) {
-    std::ofstream f(path);
+    std::ostringstream f;
     f << "variant,peer,test,chunk,threads,reps,median_us,min_us,max_us,per_unit_us\n";
     for (const group& g : groups)
         for (const variant& v : g.v) {
@@ -134,16 +144,18 @@ void write_csv(const std::vector<group>& groups, const run_info& info, const std
               << info.opt.threads << ',' << v.us.size() << ',' << fmt(s.median_us, 4) << ',' << fmt(s.min_us, 4) << ','
               << fmt(s.max_us, 4) << ',' << fmt(s.per_unit_us, 5) << '\n';
         }
+    save_result(path, f.str());
 }
 
 void write_raw(const std::vector<group>& groups, const std::string& dir) {
     std::filesystem::create_directories(dir);
-    std::ofstream f(dir + "/samples.csv");
+    std::ostringstream f;
     f << "test,variant,rep,inner,us_per_construct\n";
     for (const group& g : groups)
         for (const variant& v : g.v)
             for (std::size_t r = 0; r < v.us.size(); ++r)
                 f << g.test << ',' << csv_field(v.name) << ',' << r << ',' << v.inner << ',' << fmt(v.us[r], 4) << '\n';
+    save_result(dir + "/samples.csv", f.str());
 }
 
 }  // namespace aloe_overhead

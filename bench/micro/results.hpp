@@ -28,6 +28,9 @@ struct run_info {
 /// The output of a shell command, trailing newlines and spaces cut, or "(not available)".
 std::string run_command(const std::string& cmd);
 
+/// Writes one result file whole (runtime/output_file.hpp); a failure is printed, not fatal.
+void save_result(const std::string& path, const std::string& text);
+
 /// The OMP_*, GOMP_*, ALOE_* and KMP_* variables of this process, as NAME=value.
 std::vector<std::string> runtime_environment();
 

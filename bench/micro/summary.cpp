@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <ostream>
 #include <sstream>
 
@@ -159,7 +158,7 @@ void write_summary(const std::vector<group>& groups, const run_info& info, const
         }
     }
 
-    std::ofstream f(path);
+    std::ostringstream f;
     f << "# aloe against libgomp: loop overheads (EPCC method)\n\n"
       << "Machine: " << lscpu_field("Model name") << ", " << run_command("nproc --all") << " CPUs (hypervisor: "
       << lscpu_field("Hypervisor vendor") << "), kernel " << run_command("uname -r") << "; details in machine.txt.\n"
@@ -200,6 +199,7 @@ void write_summary(const std::vector<group>& groups, const run_info& info, const
         f << "| " << t.name << " | " << t.figure << " | " << result << " |\n";
     }
     f << body.str();
+    save_result(path, f.str());
 }
 
 }  // namespace aloe_overhead

@@ -26,8 +26,13 @@
 /// (the thesis's "besf"). It runs `staggered` with the tuned fraction, with block sizes
 /// weighted by thread speed when a core is persistently slow, and plain `static` when the
 /// loop is balanced and quiet. After converging it watches for drift. What it chose and
-/// why is in the site's statistics (site_stats::tuning). Parsing is strict: an unknown kind or key, a repeated key, or a value out
-/// of range throws aloe::error naming the bad part.
+/// why is in the site's statistics (site_stats::tuning).
+///
+/// Parsing is strict: an unknown kind or key, a repeated key, an empty value, or a value out
+/// of range throws aloe::error naming the bad part (control bytes and invalid UTF-8 in it
+/// escaped as `\xNN`). chunk and n are decimal integers (an optional sign; not `4.0`, `1e3`
+/// or `0x10`). fs and skew are decimals rounded to the nearest double: `1e-400` is 0, `-0` is
+/// 0 (and prints as `0`), `1e400` and `inf` are outside every range, `nan` is not a number.
 #pragma once
 
 #include <aloe/export.h>

@@ -55,11 +55,18 @@ struct tuning_stats {
     std::vector<tuning_step> steps;  ///< the first 256 invocations
 };
 
+/// One loop site's statistics. Every time the program reaches the loop counts once, in one
+/// of three fields: calls() is their sum.
+///
+/// Beyond ALOE_SITE_LIMIT sites the coldest are folded into one row (site
+/// "(N colder sites, folded)", folded_sites = N): its counts and times are the sums of the
+/// folded sites' at the time they were folded; it has no per-thread records and no tuning.
 struct site_stats {
     std::string site;       ///< "file:line:column" or the explicit name
-    std::string schedule;   ///< canonical string of the schedule last used
+    std::string schedule;   ///< canonical string of the schedule last used (empty: folded row)
     std::uint64_t invocations = 0;         ///< parallel runs
     std::uint64_t serial_invocations = 0;  ///< runs done serially (nested, busy team, 1 thread)
+    std::uint64_t empty_invocations = 0;   ///< calls with no iteration (nothing run, not timed)
     std::uint64_t iterations = 0;          ///< over all invocations
     double total_s = 0;       ///< wall time of the parallel runs
     double last_s = 0;
@@ -68,12 +75,18 @@ struct site_stats {
     std::vector<thread_loop_stats> last;   ///< per thread, last run
     std::vector<thread_loop_stats> total;  ///< per thread, summed
     std::optional<tuning_stats> tuning;    ///< adaptive sites only
+    std::uint64_t folded_sites = 0;  ///< the folded row: how many site records it sums; else 0
+
+    /// How many times the program reached the loop: parallel, serial and empty runs.
+    std::uint64_t calls() const noexcept { return invocations + serial_invocations + empty_invocations; }
 };
 
-/// Every site seen so far, in first-run order.
+/// Every site seen so far, in first-run order, then the folded row if any site was folded
+/// (ALOE_SITE_LIMIT). aloe's own internal loops (the adaptive schedule's probes) are left out.
 ALOE_API std::vector<site_stats> all_site_stats();
 
-/// One site's statistics; empty when it has not run.
+/// One site's statistics; empty when it has not run, or when it was folded (a folded site
+/// that runs again starts a fresh record).
 ALOE_API std::optional<site_stats> stats_of(const loop_site& site);
 
 /// Writes all_site_stats() and the counters as JSON. Returns false and sets `error_message`

@@ -17,6 +17,12 @@ namespace runtime { class worker_team; }
 ///
 /// Thread-safety: one loop runs on a team at a time. A loop started on a busy team (from
 /// another thread, or from inside a loop body) runs serially on the calling thread.
+///
+/// fork(): a child process has none of the workers of the teams made before the fork. A
+/// loop on such a team in the child runs serially on the calling thread (warning W010 once;
+/// size() still says the size it was made with), and destroying it there leaves its thread
+/// handles behind instead of joining threads that do not exist. A child that calls fork()
+/// inside a loop body must exec or _exit before that body returns (else fatal F013).
 class ALOE_API team {
 public:
     /// A team of `threads` workers (>= 1); throws aloe::error otherwise. Cost: starts
@@ -29,7 +35,10 @@ public:
     int size() const noexcept;
 
     /// The process team, created on first use with ALOE_NUM_THREADS, else OMP_NUM_THREADS,
-    /// else one worker per core hwloc reports.
+    /// else one worker per core hwloc reports. In a child of fork(), the first call makes a
+    /// fresh team of the same size (the parent's is left behind, still valid, and runs its
+    /// loops serially); if no thread can be started there, the fresh team has one worker.
+    /// Cost in the steady state: four loads and two compares.
     static team& global();
 
     runtime::worker_team& workers() noexcept { return *workers_; }

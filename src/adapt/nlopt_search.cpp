@@ -78,6 +78,7 @@ nlopt_search::nlopt_search(std::vector<knob_range> knobs, std::vector<double> st
         stop();
         throw;
     }
+    if (done_) stop();  // settled at once (NLopt refused the problem): the thread has returned
 }
 
 nlopt_search::~nlopt_search() { stop(); }
@@ -178,6 +179,10 @@ void nlopt_search::observe(double seconds) {
     // Synchronous: wait until the optimiser has posted its next point or returned.
     changed_.wait(lock, [&] { return request_ > seen_request_ || finished_; });
     take_handshake();
+    lock.unlock();
+    // A settled search's thread has returned: join it now, not when the site's policy goes
+    // (for a live site, never; a finished thread nobody joins is a leak to TSan).
+    if (done_) stop();
 }
 
 }  // namespace aloe::adapt

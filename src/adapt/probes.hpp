@@ -14,7 +14,8 @@ namespace aloe::adapt {
 
 /// q in seconds: `repetitions` interleaved pairs of empty loops of `iterations` on team `t`,
 /// `static` against `dynamic,chunk=1`; q = (median dynamic − median static) · p / N, at least
-/// 0. The loops run at the sites "aloe.probe.static" and "aloe.probe.dynamic". Costs about
+/// 0. The loops run at the internal sites "aloe.probe.static" and "aloe.probe.dynamic" (pinned,
+/// left out of all_site_stats() and the JSON; stats_of() finds them). Costs about
 /// 2 · repetitions loops of a few hundred microseconds; call once (at start-up) and refine
 /// from live loops. Throws std::invalid_argument for repetitions or iterations < 1.
 double measure_dequeue_cost(team& t, int repetitions = 7, std::int64_t iterations = 1 << 14);

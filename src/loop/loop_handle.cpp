@@ -15,6 +15,7 @@ namespace aloe::loop {
 
 struct handle_state {
     detail::iteration_space space;
+    site_ref site;  // held for the handle's life: the loop commits to it at the end
     shared_loop loop;
 };
 
@@ -26,7 +27,8 @@ loop_handle::loop_handle(std::int64_t first, std::int64_t last, std::int64_t ste
     : state_(std::make_unique<loop::handle_state>()) {
     if (step == 0) throw error("aloe::loop_handle: step must not be 0");
     state_->space = detail::iteration_space::make(first, last, step);
-    state_->loop.reset(state_->space.count, s, loop::site_registry::instance().find(site));
+    state_->site = loop::site_registry::instance().acquire(site);
+    state_->loop.reset(state_->space.count, s, *state_->site);
 }
 
 loop_handle::loop_handle(std::int64_t first, std::int64_t last, const schedule& s, loop_site site)

@@ -1,15 +1,19 @@
 // parallel_for's compiled half: resolve the schedule, fork the team, run each worker's
 // chunks, join, and fold the workers' records into the site's history and statistics.
 //
-// Per loop, on the thread that starts it: one site lookup (thread-local cache), one
-// try-acquire of the team, for `adaptive` the site policy's choice (adapt/), the schedule's
-// setup in the team's arena (no allocation in the steady state), the site's mutex twice
-// (setup, commit). Per worker: one std::visit, then a
-// loop instantiated for the concrete schedule (no per-chunk dispatch), three clock reads.
+// Per loop, on the thread that starts it: one site lookup (thread-local cache; the site is
+// held, so not evicted, until the loop is committed), one try-acquire of the team, for
+// `adaptive` the site policy's choice (adapt/), the schedule's setup in the team's arena
+// (no allocation in the steady state), the site's mutex twice (setup, commit). A call with
+// no iteration stops after the lookup and counts as an empty invocation. Per worker: one
+// std::visit, then a loop instantiated for the concrete schedule (no per-chunk dispatch),
+// three clock reads.
 #include "loop/any_schedule.hpp"
 #include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
 #include "runtime/config.hpp"
+#include "runtime/output_path.hpp"
+#include "runtime/printable_text.hpp"
 #include "runtime/report.hpp"
 #include "runtime/team.hpp"
 
@@ -66,11 +70,15 @@ void job_entry(void* p, int worker) noexcept {
 }
 
 void write_stats_at_exit() {
-    const std::string& path = runtime::current_config().stats_file;
+    // Named for this process (%p, %r, %h; the rank added in a job of several ranks), so the
+    // processes of a job never write one file (runtime/output_path.hpp).
+    const runtime::config& cfg = runtime::current_config();
+    const std::string path =
+        runtime::expand_output_path(cfg.stats_file, runtime::process_identity::of_this_process(cfg));
     std::string message;
     if (!write_stats_json(path, &message))
         runtime::report_once({runtime::report_level::warning, runtime::report_category::loop, "W302",
-                              "cannot write ALOE_STATS file: " + message, ""});
+                              "cannot write the ALOE_STATS file: " + message, ""});
 }
 
 void arrange_stats_at_exit() {
@@ -78,6 +86,16 @@ void arrange_stats_at_exit() {
     std::call_once(once, [] {
         if (!runtime::current_config().stats_file.empty()) std::atexit(write_stats_at_exit);
     });
+}
+
+// A call with no iteration still counts: the site's calls() is how often the program
+// reached the loop.
+void record_empty(site_state& st, const schedule& s) {
+    {
+        std::lock_guard lock(st.mutex);
+        st.stats.add_empty(s);
+    }
+    count_empty_loop();
 }
 
 void run_serial(site_state& st, std::uint64_t n, const schedule& s, detail::chunk_fn fn, void* ctx) {
@@ -99,9 +117,13 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
               void* ctx) {
     using namespace aloe::loop;
     const std::uint64_t n = space.count;
-    if (n == 0) return;
     arrange_stats_at_exit();
-    site_state& st = site_registry::instance().find(site);
+    const site_ref held = site_registry::instance().acquire(site);
+    site_state& st = *held;
+    if (n == 0) [[unlikely]] {
+        record_empty(st, s);
+        return;
+    }
     runtime::worker_team& workers = t.workers();
     if (s.kind() == schedule_kind::adaptive && workers.size() > 1 && !runtime::worker_team::in_job()) prepare_adaptive(t);
     if (workers.size() == 1 || !workers.try_acquire()) {
@@ -141,8 +163,15 @@ const schedule& environment_schedule() {
         schedule s;
         std::string message;
         if (!text.empty() && !schedule::try_parse(text, s, message)) {
+            // `program` and `forward` are the OpenMP interposer's choices (aloe run), which
+            // reach it as ALOE_OMP_SCHEDULE; say so rather than "malformed".
+            const bool interposer_choice = text == "program" || text == "forward";
             runtime::report_once({runtime::report_level::warning, runtime::report_category::config, "W301",
-                                  "ALOE_SCHEDULE='" + text + "' is malformed (" + message + ")", "static"});
+                                  "ALOE_SCHEDULE='" + runtime::printable(text) + "' " +
+                                      (interposer_choice ? "is a choice for aloe run's OpenMP interposer (set it as "
+                                                           "ALOE_OMP_SCHEDULE), not a schedule for aloe's own loops"
+                                                         : "is malformed (" + message + ")"),
+                                  "static"});
             s = schedule();
         }
         return s;

@@ -30,6 +30,7 @@ runtime::ticks span_of(runtime::ticks from, runtime::ticks to) { return to > fro
 struct loop_counters {
     runtime::counter& parallel_runs = runtime::register_counter("loop.parallel_runs");
     runtime::counter& serial_runs = runtime::register_counter("loop.serial_runs");
+    runtime::counter& empty_runs = runtime::register_counter("loop.empty_runs");
     runtime::counter& iterations = runtime::register_counter("loop.iterations");
     runtime::counter& chunks = runtime::register_counter("loop.chunks");
     runtime::counter& steals = runtime::register_counter("loop.steals");
@@ -90,12 +91,41 @@ void site_accumulator::add_serial(std::uint64_t iterations, const schedule& used
     iterations_ += iterations;
 }
 
+void site_accumulator::add_empty(const schedule& used) {
+    last_schedule_ = used;
+    ++empty_invocations_;
+}
+
+void site_accumulator::fold_into(folded_totals& into) const {
+    ++into.sites;
+    into.invocations += invocations_;
+    into.serial_invocations += serial_invocations_;
+    into.empty_invocations += empty_invocations_;
+    into.iterations += iterations_;
+    into.total_t += total_t_;
+    into.imbalance_sum += imbalance_sum_;
+}
+
+site_stats folded_totals::snapshot() const {
+    site_stats s;
+    s.site = "(" + std::to_string(sites) + " colder sites, folded)";
+    s.invocations = invocations;
+    s.serial_invocations = serial_invocations;
+    s.empty_invocations = empty_invocations;
+    s.iterations = iterations;
+    s.total_s = runtime::ticks_to_seconds(total_t);
+    s.imbalance_mean = invocations > 0 ? imbalance_sum / static_cast<double>(invocations) : 0.0;
+    s.folded_sites = sites;
+    return s;
+}
+
 site_stats site_accumulator::snapshot(const std::string& name) const {
     site_stats s;
     s.site = name;
     s.schedule = last_schedule_.to_string();
     s.invocations = invocations_;
     s.serial_invocations = serial_invocations_;
+    s.empty_invocations = empty_invocations_;
     s.iterations = iterations_;
     s.total_s = runtime::ticks_to_seconds(total_t_);
     s.last_s = runtime::ticks_to_seconds(last_t_);
@@ -132,16 +162,21 @@ void count_serial_loop(std::uint64_t iterations) {
     c.iterations.add(iterations);
 }
 
+void count_empty_loop() { counters().empty_runs.add(1); }
+
 namespace {
 
 std::string json_string(const std::string& s) { return runtime::json_quote(s); }
+// Doubles through json_number: NaN and infinities (a zero-length run, a tuner's first guess)
+// become null, never the invalid `nan`/`inf` operator<< would print.
+std::string num(double x) { return runtime::json_number(x); }
 
 void write_threads(std::ostringstream& o, const std::vector<thread_loop_stats>& threads) {
     o << "[";
     for (std::size_t i = 0; i < threads.size(); ++i) {
         const thread_loop_stats& t = threads[i];
-        o << (i ? ", " : "") << "{\"thread\": " << i << ", \"static_s\": " << t.static_s
-          << ", \"dynamic_s\": " << t.dynamic_s << ", \"wait_s\": " << t.wait_s << ", \"iterations\": " << t.iterations
+        o << (i ? ", " : "") << "{\"thread\": " << i << ", \"static_s\": " << num(t.static_s)
+          << ", \"dynamic_s\": " << num(t.dynamic_s) << ", \"wait_s\": " << num(t.wait_s) << ", \"iterations\": " << t.iterations
           << ", \"chunks\": " << t.chunks << ", \"steals\": " << t.steals << "}";
     }
     o << "]";
@@ -151,18 +186,17 @@ void write_threads(std::ostringstream& o, const std::vector<thread_loop_stats>& 
 
 std::string format_tuning_json(const tuning_stats& t) {
     std::ostringstream o;
-    o.precision(9);
     o << "{\"search\": " << json_string(t.search) << ", \"state\": " << json_string(t.state)
       << ", \"chosen\": " << json_string(t.chosen) << ", \"reason\": " << json_string(t.reason)
-      << ", \"model_fs\": " << t.model_fs << ", \"delay_noise_s\": " << t.delay_noise_s
-      << ", \"delay_app_s\": " << t.delay_app_s << ", \"dequeue_s\": " << t.dequeue_s
-      << ", \"iteration_s\": " << t.iteration_s << ", \"weighted\": " << (t.weighted ? "true" : "false")
+      << ", \"model_fs\": " << num(t.model_fs) << ", \"delay_noise_s\": " << num(t.delay_noise_s)
+      << ", \"delay_app_s\": " << num(t.delay_app_s) << ", \"dequeue_s\": " << num(t.dequeue_s)
+      << ", \"iteration_s\": " << num(t.iteration_s) << ", \"weighted\": " << (t.weighted ? "true" : "false")
       << ", \"trials\": " << t.trials << ", \"searches\": " << t.searches << ", \"converged_at\": " << t.converged_at
       << ", \"steps\": [";
     for (std::size_t i = 0; i < t.steps.size(); ++i) {
         const tuning_step& s = t.steps[i];
         o << (i ? ", " : "") << "{\"invocation\": " << i + 1 << ", \"schedule\": " << json_string(s.schedule)
-          << ", \"fs\": " << s.fs << ", \"chunk\": " << s.chunk << ", \"seconds\": " << s.seconds << "}";
+          << ", \"fs\": " << num(s.fs) << ", \"chunk\": " << s.chunk << ", \"seconds\": " << num(s.seconds) << "}";
     }
     o << "]}";
     return o.str();
@@ -170,19 +204,20 @@ std::string format_tuning_json(const tuning_stats& t) {
 
 std::string format_stats_json(const std::vector<site_stats>& sites) {
     std::ostringstream o;
-    o.precision(9);
     o << "{\n  \"aloe_version\": " << json_string(version()) << ",\n  \"sites\": [";
     for (std::size_t i = 0; i < sites.size(); ++i) {
         const site_stats& s = sites[i];
         o << (i ? "," : "") << "\n    {\"site\": " << json_string(s.site) << ", \"schedule\": " << json_string(s.schedule)
           << ", \"invocations\": " << s.invocations << ", \"serial_invocations\": " << s.serial_invocations
-          << ", \"iterations\": " << s.iterations << ", \"total_s\": " << s.total_s << ", \"last_s\": " << s.last_s
-          << ", \"imbalance_last\": " << s.imbalance_last << ", \"imbalance_mean\": " << s.imbalance_mean
+          << ", \"empty_invocations\": " << s.empty_invocations << ", \"iterations\": " << s.iterations
+          << ", \"total_s\": " << num(s.total_s) << ", \"last_s\": " << num(s.last_s)
+          << ", \"imbalance_last\": " << num(s.imbalance_last) << ", \"imbalance_mean\": " << num(s.imbalance_mean)
           << ",\n     \"last\": ";
         write_threads(o, s.last);
         o << ",\n     \"total\": ";
         write_threads(o, s.total);
         if (s.tuning) o << ",\n     \"tuning\": " << format_tuning_json(*s.tuning);
+        if (s.folded_sites > 0) o << ",\n     \"folded_sites\": " << s.folded_sites;
         o << "}";
     }
     o << "\n  ],\n  \"counters\": {";

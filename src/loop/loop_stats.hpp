@@ -23,6 +23,21 @@ struct thread_ticks {
     std::uint64_t steals = 0;
 };
 
+/// What folding keeps of evicted sites (site_registry.hpp): sums, no per-thread vectors, no
+/// history, no tuner.
+struct folded_totals {
+    std::uint64_t sites = 0;  ///< records folded in (a name evicted twice counts twice)
+    std::uint64_t invocations = 0;
+    std::uint64_t serial_invocations = 0;
+    std::uint64_t empty_invocations = 0;
+    std::uint64_t iterations = 0;
+    runtime::ticks total_t = 0;
+    double imbalance_sum = 0;
+
+    /// The aggregate row: site "(N colder sites, folded)", folded_sites = N.
+    site_stats snapshot() const;
+};
+
 class site_accumulator {
 public:
     /// One parallel run: `records` of every worker, fork at `t0`, join done at `t1`.
@@ -30,6 +45,10 @@ public:
                       const schedule& used);
     /// One run done serially on the calling thread (counted, not timed: it is not parallel time).
     void add_serial(std::uint64_t iterations, const schedule& used);
+    /// One call with no iteration: counted, nothing run, not timed.
+    void add_empty(const schedule& used);
+    /// Adds this site's sums to `into` (the site is being evicted).
+    void fold_into(folded_totals& into) const;
 
     site_stats snapshot(const std::string& name) const;
     void clear() { *this = site_accumulator{}; }
@@ -38,6 +57,7 @@ private:
     schedule last_schedule_;
     std::uint64_t invocations_ = 0;
     std::uint64_t serial_invocations_ = 0;
+    std::uint64_t empty_invocations_ = 0;
     std::uint64_t iterations_ = 0;
     runtime::ticks total_t_ = 0;
     runtime::ticks last_t_ = 0;
@@ -50,6 +70,7 @@ private:
 /// Loop-layer counters ("loop.*"), folded once per loop by the thread that ran it.
 void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1);
 void count_serial_loop(std::uint64_t iterations);
+void count_empty_loop();
 
 /// One adaptive site's tuner state as a JSON object (also inside format_stats_json).
 std::string format_tuning_json(const tuning_stats& t);

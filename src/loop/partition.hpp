@@ -1,5 +1,5 @@
-// Exact integer arithmetic shared by the schedules: block partitions, fractions of a count,
-// and claiming a chunk from a shared counter.
+// Exact integer arithmetic shared by the schedules: block partitions (OpenMP's static
+// split), fractions of a count, and claiming a chunk from a shared counter.
 #pragma once
 
 #include "loop/chunk.hpp"
@@ -11,15 +11,21 @@
 
 namespace aloe::loop {
 
-// 128-bit products keep i * n exact for any 64-bit count (GCC/Clang extension).
+// 128-bit arithmetic keeps the wrap check exact for any 64-bit count (GCC/Clang extension).
 __extension__ using uint128 = unsigned __int128;
 
-/// floor(i * n / p) without overflow (128-bit product).
+/// Where worker i's block begins when [0, n) is split over p workers (i <= p) as OpenMP's
+/// static schedule splits it in libgomp and in GCC's inlined schedule(static) loops:
+/// q = n / p, r = n % p; workers below r get q + 1 iterations, the others q. A static loop
+/// aloe runs therefore gives each thread the iterations an inlined one gives it (OpenMP
+/// promises the same mapping to two static loops of the same count). No overflow: i·q <= n.
 inline std::uint64_t block_start(std::uint64_t i, std::uint64_t n, std::uint64_t p) noexcept {
-    return static_cast<std::uint64_t>(static_cast<uint128>(i) * n / p);
+    const std::uint64_t q = n / p, r = n % p;
+    return i * q + std::min(i, r);
 }
 
-/// Worker i's block of [0, n) split over p workers: sizes differ by at most one.
+/// Worker i's block of [0, n) split over p workers: sizes differ by at most one, the larger
+/// blocks first.
 inline chunk block_of(std::uint64_t i, std::uint64_t n, std::uint64_t p) noexcept {
     return {block_start(i, n, p), block_start(i + 1, n, p)};
 }

@@ -3,11 +3,21 @@
 // Strict: kind and keys are matched case-insensitively, spaces around tokens are ignored,
 // and everything else wrong (unknown kind or key, missing or repeated value, a number with
 // trailing characters, a value out of range, a required key missing) throws aloe::error
-// with the whole string and the bad part. For OpenMP habits, `static,4`, `dynamic,4` and
+// with the whole string and the bad part, both quoted through runtime::printable (a value
+// from the environment may hold any bytes). For OpenMP habits, `static,4`, `dynamic,4` and
 // `guided,4` are accepted as chunk sizes. to_string() prints every key, so parsing it
 // gives back an equal value.
+//
+// Numbers: integers (chunk, n) are decimal digits with an optional sign; anything else
+// (4.0, 1e3, 0x10) is "not an integer", and one beyond int64 is out of range like any other
+// too large value. Reals (fs, skew) are decimals as std::from_chars reads them, with an
+// optional '+'; their value is the nearest double, as IEEE rounding gives it: so 1e-400 is 0
+// (accepted where 0 is), 1e400 and inf are infinite (outside every range), nan is not a
+// number, and -0 is 0 (printed "0", so round trips stay clean).
 #include <aloe/error.hpp>
 #include <aloe/schedule.hpp>
+
+#include "runtime/printable_text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -53,6 +63,8 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+using runtime::printable;
+
 std::string lower(std::string_view s) {
     std::string out(s);
     for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -75,6 +87,12 @@ const kind_info& find_kind(schedule_kind k) {
     return kinds[0];
 }
 
+std::string number(double x) {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
+    return std::string(buf, end);
+}
+
 class parser {
 public:
     explicit parser(std::string_view spec) : spec_(spec) {}
@@ -93,7 +111,8 @@ public:
         const kind_info* info = nullptr;
         for (const kind_info& k : kinds)
             if (k.name == name) info = &k;
-        if (info == nullptr) return fail(error, "unknown kind '" + std::string(tokens[0]) + "' (expected one of " + kind_list() + ")");
+        if (info == nullptr)
+            return fail(error, "unknown kind '" + printable(tokens[0]) + "' (expected one of " + kind_list() + ")");
         kind = info->kind;
 
         // Defaults per kind (must match the builders in schedule.cpp's section below).
@@ -117,52 +136,54 @@ public:
             if (eq == std::string_view::npos) {
                 const bool omp_chunk = i == 1 && (kind == schedule_kind::static_block || kind == schedule_kind::dynamic ||
                                                   kind == schedule_kind::guided);
-                if (!omp_chunk) return fail(error, "'" + std::string(token) + "' is not key=value");
+                if (!omp_chunk) return fail(error, "'" + printable(token) + "' is not key=value");
                 key = "chunk";
                 value = token;
             } else {
                 key = lower(trim(token.substr(0, eq)));
                 value = trim(token.substr(eq + 1));
+                if (key.empty()) return fail(error, "'" + printable(token) + "' has no key before '='");
             }
-            if (value.empty()) return fail(error, "key '" + key + "' has no value");
+            if (value.empty()) return fail(error, "key '" + printable(key) + "' has no value");
             if (std::find(seen.begin(), seen.end(), key) != seen.end())
-                return fail(error, "key '" + key + "' is given twice");
+                return fail(error, "key '" + printable(key) + "' is given twice");
             seen.push_back(key);
             if (!accepts(info->keys, key))
-                return fail(error, std::string(info->name) + " takes no key '" + key + "' (keys: " + std::string(info->keys) + ")");
+                return fail(error, std::string(info->name) + " takes no key '" + printable(key) + "' (keys: " +
+                                       std::string(info->keys) + ")");
 
             if (key == "chunk" && kind == schedule_kind::adaptive && lower(value) == "auto") {
                 chunk = 0;
             } else if (key == "chunk") {
                 if (!parse_int(value, 1, max_chunk, chunk, key, error)) return false;
             } else if (key == "fs") {
-                if (!parse_fraction(value, 0.0, 1.0, fs, key, error)) return false;
+                if (!parse_real(value, 0.0, 1.0, fs, key, error)) return false;
                 have_fs = true;
             } else if (key == "n") {
                 if (!parse_int(value, 1, max_tasklets, tasklets, key, error)) return false;
                 have_n = true;
             } else if (key == "skew") {
-                if (!parse_fraction(value, 1.0, max_skew, skew, key, error)) return false;
+                if (!parse_real(value, 1.0, max_skew, skew, key, error)) return false;
             } else if (key == "locality") {
                 if (value == "1" || lower(value) == "true") locality = true;
                 else if (value == "0" || lower(value) == "false") locality = false;
-                else return fail(error, "locality=" + std::string(value) + " is not 0 or 1");
+                else return fail(error, "locality=" + printable(value) + " is not 0 or 1");
             } else if (key == "queue") {
                 const std::string v = lower(value);
                 if (v == "atomic") claim = queue_claim::atomic;
                 else if (v == "mutex") claim = queue_claim::mutex;
-                else return fail(error, "queue=" + std::string(value) + " is not atomic or mutex");
+                else return fail(error, "queue=" + printable(value) + " is not atomic or mutex");
             } else if (key == "search") {
                 const std::string v = lower(value);
                 if (v == "local") search = adaptive_search::local;
                 else if (v == "nlopt") search = adaptive_search::nlopt;
                 else if (v == "sweep") search = adaptive_search::sweep;
-                else return fail(error, "search=" + std::string(value) + " is not local, nlopt or sweep");
+                else return fail(error, "search=" + printable(value) + " is not local, nlopt or sweep");
             } else if (key == "delay") {
                 const std::string v = lower(value);
                 if (v == "optimistic") delay = delay_model::optimistic;
                 else if (v == "pessimistic") delay = delay_model::pessimistic;
-                else return fail(error, "delay=" + std::string(value) + " is not optimistic or pessimistic");
+                else return fail(error, "delay=" + printable(value) + " is not optimistic or pessimistic");
             }
         }
         if ((kind == schedule_kind::hybrid || kind == schedule_kind::staggered) && !have_fs)
@@ -174,7 +195,7 @@ public:
 
 private:
     bool fail(std::string& error, const std::string& what) const {
-        error = "schedule '" + std::string(spec_) + "': " + what;
+        error = "schedule '" + printable(spec_) + "': " + what;
         return false;
     }
 
@@ -184,43 +205,81 @@ private:
         return out;
     }
 
+    // Decimal digits with an optional sign.
     bool parse_int(std::string_view v, std::int64_t lo, std::int64_t hi, std::int64_t& out, const std::string& key,
                    std::string& error) const {
+        const std::string shown = key + "=" + printable(v);
+        const std::string_view digits = without_plus(v);
         std::int64_t x = 0;
-        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-        if (ec != std::errc() || end != v.data() + v.size())
-            return fail(error, key + "=" + std::string(v) + " is not an integer");
-        if (x < lo || x > hi)
-            return fail(error, key + "=" + std::string(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), x);
+        if (end != digits.data() + digits.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+            return fail(error, shown + " is not an integer");
+        if (ec == std::errc::result_out_of_range || x < lo || x > hi)
+            return fail(error, shown + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
         out = x;
         return true;
     }
 
-    bool parse_fraction(std::string_view v, double lo, double hi, double& out, const std::string& key,
-                        std::string& error) const {
+    // A decimal real, rounded to the nearest double (see the file comment).
+    bool parse_real(std::string_view v, double lo, double hi, double& out, const std::string& key,
+                    std::string& error) const {
+        const std::string shown = key + "=" + printable(v);
+        const std::string_view digits = without_plus(v);
         double x = 0;
-        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-        if (ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x))
-            return fail(error, key + "=" + std::string(v) + " is not a number");
-        if (x < lo || x > hi) {
-            char lo_s[32], hi_s[32];
-            const auto lo_end = std::to_chars(lo_s, lo_s + sizeof lo_s, lo).ptr;
-            const auto hi_end = std::to_chars(hi_s, hi_s + sizeof hi_s, hi).ptr;
-            return fail(error, key + "=" + std::string(v) + " is outside [" + std::string(lo_s, lo_end) + ", " +
-                                   std::string(hi_s, hi_end) + "]");
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), x);
+        if (end != digits.data() + digits.size() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+            std::isnan(x))
+            return fail(error, shown + " is not a number");
+        if (ec == std::errc::result_out_of_range) {
+            // from_chars leaves x alone; IEEE rounding would give 0 or an infinity.
+            const bool negative = digits.front() == '-';
+            if (decimal_exponent(digits) < 0) x = 0;
+            else x = negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
         }
+        if (x == 0) x = 0;  // -0 is 0
+        if (!(x >= lo && x <= hi)) return fail(error, shown + " is outside [" + number(lo) + ", " + number(hi) + "]");
         out = x;
         return true;
+    }
+
+    // from_chars reads '-' but not '+'; "+4" is 4. A second sign stays and is refused.
+    static std::string_view without_plus(std::string_view v) {
+        if (v.size() > 1 && v[0] == '+' && v[1] != '+' && v[1] != '-') v.remove_prefix(1);
+        return v;
+    }
+
+    // The power of ten of the first significant digit of a decimal from_chars read whole
+    // ("3.2" 0, "0.0012" -3, "1e400" 400); only its sign is used, to tell an overflow from
+    // an underflow. Saturates, so a thousand-digit exponent is still just "large".
+    static long decimal_exponent(std::string_view v) {
+        constexpr long saturated = 1'000'000;
+        std::size_t i = (!v.empty() && v[0] == '-') ? 1 : 0;
+        long integer_digits = 0, leading_fraction_zeros = 0;
+        bool significant = false;
+        for (; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i) {
+            significant = significant || v[i] != '0';
+            if (significant && integer_digits < saturated) ++integer_digits;
+        }
+        if (i < v.size() && v[i] == '.') {
+            for (++i; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i) {
+                if (!significant && v[i] == '0' && leading_fraction_zeros < saturated) ++leading_fraction_zeros;
+                else significant = true;
+            }
+        }
+        long exponent = 0;
+        if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+            ++i;
+            const bool negative = i < v.size() && v[i] == '-';
+            if (i < v.size() && (v[i] == '-' || v[i] == '+')) ++i;
+            for (; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i)
+                exponent = std::min(saturated, exponent * 10 + (v[i] - '0'));
+            if (negative) exponent = -exponent;
+        }
+        return (integer_digits > 0 ? integer_digits - 1 : -(leading_fraction_zeros + 1)) + exponent;
     }
 
     std::string_view spec_;
 };
-
-std::string number(double x) {
-    char buf[32];
-    const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
-    return std::string(buf, end);
-}
 
 schedule must_parse(const std::string& spec) { return schedule(std::string_view(spec)); }
 

@@ -44,7 +44,7 @@ bool shared_loop::step_schedule(shared_loop& h, int tid, chunk& c, bool finish) 
 bool shared_loop::step_empty(shared_loop&, int, chunk&, bool) noexcept { return false; }
 
 void shared_loop::finish(int thread) noexcept {
-    if (count_ == 0) return;  // an empty loop keeps no account
+    if (count_ == 0) return;  // counted once by build(); no thread has an account
     records_[static_cast<std::size_t>(thread)].end = runtime::now_ticks();
     finish_thread();
 }
@@ -74,7 +74,14 @@ void shared_loop::build(int nt) {
     workers_ = scratch_.make<worker>(static_cast<std::size_t>(nt));
     for (int t = 0; t < nt; ++t) workers_[static_cast<std::size_t>(t)].cursor.id = t;
     if (count_ == 0) {
+        // Counted here, by the one thread that builds, so that a site's calls() is how often
+        // the program reached the loop (the threads of an empty loop have nothing to finish).
         step_ = &step_empty;
+        {
+            std::lock_guard lock(site_->mutex);
+            site_->stats.add_empty(spec_);
+        }
+        count_empty_loop();
     } else {
         {
             std::lock_guard lock(site_->mutex);

@@ -2,7 +2,11 @@
 // (loop_handle, the GOMP interposer in src/omp/) or pthreads. Each thread asks for its next
 // chunk of logical iterations [0, count). The first thread to ask builds the schedule for
 // the thread count it passes, the others wait for it (a short spin, then yield); the last
-// thread to run out commits history and statistics to the site.
+// thread to run out commits history and statistics to the site. An empty loop (count 0) is
+// counted as one empty invocation by the thread that builds it.
+//
+// The site record must stay the site's while loops run on it: the caller holds it pinned
+// (site_registry::pin, the interposer) or through a site_ref (loop_handle).
 //
 // One object can run many loops one after another (reset() between them); its arena keeps
 // its memory, so a reused object allocates nothing in the steady state.
@@ -26,6 +30,7 @@ public:
 
     /// Prepares the next loop: `count` iterations at `site` with `spec`. Call only when no
     /// thread is inside next() (before the first loop, or after every thread saw false).
+    /// `site` is pinned or held by the caller until the loop is over.
     void reset(std::uint64_t count, const schedule& spec, site_state& site);
 
     /// Thread `thread`'s next chunk; false when it has no more work. The first call builds

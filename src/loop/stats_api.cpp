@@ -2,12 +2,10 @@
 #include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
 #include "runtime/counters.hpp"
+#include "runtime/output_file.hpp"
 
 #include <aloe/stats.hpp>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 namespace aloe {
 
@@ -20,13 +18,10 @@ std::string tuning_json(const tuning_stats& t) { return loop::format_tuning_json
 std::string stats_json() { return loop::format_stats_json(all_site_stats()); }
 
 bool write_stats_json(const std::string& path, std::string* error_message) {
-    std::ofstream out(path, std::ios::trunc);
-    if (out) out << stats_json();
-    if (!out) {
-        if (error_message) *error_message = "'" + path + "': " + std::strerror(errno);
-        return false;
-    }
-    return true;
+    std::string error;
+    if (runtime::write_output_file(path, stats_json(), error)) return true;
+    if (error_message) *error_message = error;
+    return false;
 }
 
 void reset_site_history() { loop::site_registry::instance().reset(); }

@@ -1,15 +1,20 @@
-// At exit: the summary table (ALOE_OMP_SUMMARY; `aloe run` prints it), the statistics JSON
-// (ALOE_OMP_STATS) and the trace (ALOE_TRACE). Taken loops report aloe's own site
-// statistics (the same numbers ALOE_STATS gives for native loops); forwarded loops report
-// what the interposer timed around libgomp.
+// At exit: this process's report (process_report.hpp). Under `aloe run` it goes into the
+// run's private folder (ALOE_OMP_REPORT_DIR) for aloe run to merge with the other processes';
+// otherwise the summary table (ALOE_OMP_SUMMARY), the statistics JSON (ALOE_OMP_STATS) and
+// the trace (ALOE_TRACE) are written here, each atomically (runtime/output_file.hpp). Taken
+// loops report aloe's own site statistics (the same numbers ALOE_STATS gives for native
+// loops); forwarded loops report what the interposer timed around libgomp.
 #include "omp/interposer_settings.hpp"
+#include "omp/loop_takeover.hpp"
 #include "omp/omp_site.hpp"
+#include "omp/process_report.hpp"
 #include "omp/trace_log.hpp"
 #include "loop/loop_stats.hpp"
-#include "runtime/json_text.hpp"
+#include "runtime/output_file.hpp"
 #include "runtime/report.hpp"
 
-#include <algorithm>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -19,40 +24,6 @@
 
 namespace aloe::omp {
 namespace {
-
-using runtime::json_number;
-using runtime::json_quote;
-
-struct loop_row {
-    omp_site* site;
-    std::optional<site_stats> aloe;  // taken invocations
-    std::string program;             // the schedule the program asked for
-};
-
-const char* kind_name(long kind) {
-    switch (kind) {
-        case gfs_static: return "static";
-        case gfs_dynamic: return "dynamic";
-        case gfs_guided: return "guided";
-        case gfs_auto: return "auto";
-        default: return "runtime";
-    }
-}
-
-std::string program_schedule_text(const omp_site& s) {
-    const loop_form f = s.form.load(std::memory_order_relaxed);
-    const long chunk = s.program_chunk.load(std::memory_order_relaxed);
-    switch (f) {
-        case loop_form::ordered:
-        case loop_form::doacross: return to_string(f);
-        case loop_form::generic: return std::string("generic (") + kind_name(s.program_kind.load()) + ")";
-        default: break;
-    }
-    std::string text = to_string(f);
-    if (is_runtime_form(f)) return text + " (" + kind_name(s.program_kind.load()) + ")";
-    if (chunk > 0) text += "," + std::to_string(chunk);
-    return text;
-}
 
 void resolve_sources(std::vector<omp_site*>& sites) {
     std::vector<code_address> wanted;
@@ -69,135 +40,93 @@ void resolve_sources(std::vector<omp_site*>& sites) {
     for (std::size_t i = 0; i < whose.size(); ++i) whose[i]->source = names[i];
 }
 
-std::string fixed(double x, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-    return buf;
+// /proc/self/cmdline: NUL-separated words.
+std::vector<std::string> command_words() {
+    std::vector<std::string> words;
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    std::string word;
+    while (std::getline(in, word, '\0')) words.push_back(word);
+    return words;
 }
 
-// Columns as wide as their widest cell, two blanks apart; the last column is free text.
-std::string table(const std::vector<std::vector<std::string>>& rows) {
-    std::vector<std::size_t> width;
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c + 1 < row.size(); ++c) {
-            if (width.size() <= c) width.resize(c + 1, 0);
-            width[c] = std::max(width[c], row[c].size());
-        }
-    std::string out;
-    for (const auto& row : rows) {
-        out += "  ";
-        for (std::size_t c = 0; c < row.size(); ++c) {
-            out += row[c];
-            if (c + 1 < row.size()) out.append(width[c] - row[c].size() + 2, ' ');
-        }
-        out += "\n";
-    }
-    return out;
+std::string executable_path() {
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
 }
 
-std::string seconds_text(double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", s);
-    return buf;
+// The start time in /proc/self/stat (clock ticks since boot, field 22): a name that sorts
+// the processes of one run in the order they started. The command name (field 2) is in
+// parentheses and may itself contain blanks and parentheses, so fields count from the last ')'.
+unsigned long long start_ticks() {
+    std::ifstream in("/proc/self/stat");
+    std::string text;
+    std::getline(in, text);
+    const std::size_t close = text.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::istringstream fields(text.substr(close + 1));
+    std::string field;
+    for (int i = 3; i <= 22 && fields >> field; ++i)
+        if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+    return 0;
 }
 
-std::string thread_text() {
-    const int t = settings().threads;
-    return t > 0 ? std::to_string(t) : std::string("libgomp's default");
-}
-
-std::string summary(const std::vector<omp_site*>& regions, const std::vector<loop_row>& loops) {
-    std::ostringstream out;
-    out << "aloe run: schedule " << settings().schedule_text << ", threads " << thread_text();
-    if (!settings().rules_file.empty()) out << ", rules " << settings().rules_file;
-    out << "\n";
-    if (const char* why = program_sets_threads.load()) out << "  the program sets its own thread count (" << why << ")\n";
-    std::vector<std::vector<std::string>> rows = {
-        {"site", "source", "calls", "threads", "time s", "imbalance", "thread count"}};
+process_report gather(std::vector<omp_site*>& regions, std::vector<omp_site*>& loop_sites) {
+    process_report p;
+    p.pid = static_cast<long>(getpid());
+    p.ppid = static_cast<long>(getppid());
+    p.command = command_words();
+    p.executable = executable_path();
+    if (const char* why = program_sets_threads.load()) p.program_sets_threads = why;
     for (const omp_site* s : regions) {
-        const std::uint64_t calls = s->invocations.load();
-        const char* fixed_by = s->non_malleable.load();
-        rows.push_back({s->name, s->source.empty() ? "-" : s->source, std::to_string(calls),
-                        std::to_string(s->threads_last.load()), seconds_text(runtime::ticks_to_seconds(s->region_ticks.load())),
-                        calls > 0 ? fixed(s->imbalance_sum / static_cast<double>(calls), 3) : "-",
-                        fixed_by != nullptr ? std::string("program's (") + fixed_by + ")" : std::string("aloe")});
+        region_report r;
+        r.site = s->name;
+        r.source = s->source;
+        r.invocations = s->invocations.load();
+        r.threads_last = s->threads_last.load();
+        r.threads_max = s->threads_max.load();
+        r.time_s = runtime::ticks_to_seconds(s->region_ticks.load());
+        r.imbalance_mean = r.invocations > 0 ? s->imbalance_sum / static_cast<double>(r.invocations) : 0;
+        if (const char* fixed_by = s->non_malleable.load()) r.thread_count_set_by = fixed_by;
+        p.regions.push_back(std::move(r));
     }
-    out << "\nparallel regions\n" << table(rows);
-    rows = {{"site", "source", "asked", "calls", "iterations", "time s", "imbalance", "run by"}};
-    for (const loop_row& row : loops) {
-        const omp_site& s = *row.site;
-        const std::uint64_t taken = row.aloe ? row.aloe->invocations : 0;
-        const std::uint64_t forwarded = s.forwarded.load();
-        const std::uint64_t iterations = (row.aloe ? row.aloe->iterations : 0) + s.forwarded_iterations.load();
-        const double seconds = (row.aloe ? row.aloe->total_s : 0) + runtime::ticks_to_seconds(s.forwarded_ticks.load());
-        std::string by;
-        if (taken > 0) {
-            by = row.aloe->tuning ? "aloe adaptive -> " + row.aloe->tuning->chosen + " (" + row.aloe->tuning->state + ")"
-                                  : "aloe " + row.aloe->schedule;
-            if (const char* note = s.note.load()) by += std::string(" [") + note + "]";
+    for (omp_site* s : loop_sites) {
+        loop_report l;
+        l.site = s->name;
+        l.source = s->source;
+        l.asked = asked_schedule_text(*s);
+        l.forwarded = s->forwarded.load();
+        l.forwarded_iterations = s->forwarded_iterations.load();
+        l.forwarded_time_s = runtime::ticks_to_seconds(s->forwarded_ticks.load());
+        if (const char* why = s->forward_reason.load()) l.forward_reason = why;
+        if (const char* note = s->note.load()) l.note = note;
+        if (s->taken.load() > 0) {
+            if (const std::optional<site_stats> a = loop::site_registry::instance().snapshot(loop_site(s->name))) {
+                l.taken = a->calls();  // zero-trip and serial calls too: every time the loop was reached
+                l.schedule = a->schedule;
+                l.iterations = a->iterations;
+                l.time_s = a->total_s;
+                l.imbalance_mean = a->imbalance_mean;
+                if (a->tuning) {
+                    l.tuning_chosen = a->tuning->chosen;
+                    l.tuning_state = a->tuning->state;
+                    l.tuning_json = loop::format_tuning_json(*a->tuning);
+                }
+            }
         }
-        if (forwarded > 0) {
-            const char* why = s.forward_reason.load();
-            by += std::string(by.empty() ? "" : "; ") + "libgomp, forwarded: " + (why != nullptr ? why : "?");
-        }
-        rows.push_back({s.name, s.source.empty() ? "-" : s.source, row.program, std::to_string(taken + forwarded),
-                        std::to_string(iterations), seconds_text(seconds),
-                        taken > 0 && row.aloe->imbalance_mean > 0 ? fixed(row.aloe->imbalance_mean, 3) : "-",
-                        by.empty() ? "-" : by});
+        p.loops.push_back(std::move(l));
     }
-    out << "\nloops\n" << table(rows);
-    return out.str();
+    return p;
 }
 
-std::string stats_json(const std::vector<omp_site*>& regions, const std::vector<loop_row>& loops) {
-    std::ostringstream out;
-    const char* sets = program_sets_threads.load();
-    out << "{\n  \"tool\": \"aloe run\",\n  \"schedule\": " << json_quote(settings().schedule_text)
-        << ",\n  \"threads\": " << settings().threads << ",\n  \"rules\": " << json_quote(settings().rules_file)
-        << ",\n  \"program_sets_threads\": " << (sets != nullptr ? json_quote(sets) : "null")
-        << ",\n  \"regions\": [";
-    bool comma = false;
-    for (const omp_site* s : regions) {
-        const std::uint64_t calls = s->invocations.load();
-        const char* fixed_by = s->non_malleable.load();
-        out << (comma ? "," : "") << "\n    {\"site\": " << json_quote(s->name) << ", \"source\": " << json_quote(s->source)
-            << ", \"invocations\": " << calls << ", \"threads_last\": " << s->threads_last.load()
-            << ", \"threads_max\": " << s->threads_max.load()
-            << ", \"time_s\": " << json_number(runtime::ticks_to_seconds(s->region_ticks.load()))
-            << ", \"imbalance_mean\": " << json_number(calls > 0 ? s->imbalance_sum / static_cast<double>(calls) : 0)
-            << ", \"malleable\": " << (fixed_by == nullptr ? "true" : "false")
-            << ", \"thread_count_set_by\": " << (fixed_by != nullptr ? json_quote(fixed_by) : "null") << "}";
-        comma = true;
-    }
-    out << "\n  ],\n  \"loops\": [";
-    comma = false;
-    for (const loop_row& row : loops) {
-        const omp_site& s = *row.site;
-        const char* why = s.forward_reason.load();
-        out << (comma ? "," : "") << "\n    {\"site\": " << json_quote(s.name) << ", \"source\": " << json_quote(s.source)
-            << ", \"asked\": " << json_quote(row.program) << ", \"forwarded\": " << s.forwarded.load()
-            << ", \"forward_reason\": " << (why != nullptr ? json_quote(why) : "null")
-            << ", \"note\": " << (s.note.load() != nullptr ? json_quote(s.note.load()) : "null")
-            << ", \"forwarded_iterations\": " << s.forwarded_iterations.load()
-            << ", \"forwarded_time_s\": " << json_number(runtime::ticks_to_seconds(s.forwarded_ticks.load()));
-        if (row.aloe) {
-            const site_stats& a = *row.aloe;
-            out << ", \"taken\": " << a.invocations << ", \"schedule\": " << json_quote(a.schedule)
-                << ", \"iterations\": " << a.iterations << ", \"time_s\": " << json_number(a.total_s)
-                << ", \"imbalance_mean\": " << json_number(a.imbalance_mean);
-            if (a.tuning) out << ", \"tuning\": " << loop::format_tuning_json(*a.tuning);
-        } else {
-            out << ", \"taken\": 0";
-        }
-        out << "}";
-        comma = true;
-    }
-    out << "\n  ]\n}\n";
-    return out.str();
+run_request request() {
+    const interposer_settings& cfg = settings();
+    return {cfg.schedule_text, cfg.threads, cfg.rules_file};
 }
 
-void warn_unwritten(const std::string& what) {
-    runtime::report_once({runtime::report_level::warning, runtime::report_category::omp, "W503", what, "not written"});
+void warn_unwritten(const std::string& what, const std::string& error) {
+    runtime::report_once({runtime::report_level::warning, runtime::report_category::omp, "W503",
+                          "cannot write the " + what + ": " + error, ""});
 }
 
 void write_text(const std::string& path, const std::string& text, const char* what) {
@@ -205,36 +134,63 @@ void write_text(const std::string& path, const std::string& text, const char* wh
         std::cerr << text << std::flush;
         return;
     }
-    std::ofstream out(path);
-    out << text;
-    out.close();
-    if (!out) warn_unwritten(std::string("cannot write the ") + what + " file '" + path + "'");
+    std::string error;
+    if (!runtime::write_output_file(path, text, error)) warn_unwritten(what, error);
+}
+
+void write_trace_file(const std::string& path, const std::string& process_name, mode_t mode) {
+    std::string error;
+    const bool ok = runtime::write_output_file(
+        path,
+        [&](const runtime::output_sink& sink) {
+            if (!sink(trace_document_begin())) return;
+            write_trace_events(sink, process_name);
+            sink(trace_document_end(1));
+        },
+        error, mode);
+    if (!ok) warn_unwritten("trace", error);
+}
+
+// Under aloe run: this process's statistics (and trace events, without the document around
+// them) into the run's private folder, named so that they sort by process start.
+void write_into_report_dir(const interposer_settings& cfg, const process_report& me) {
+    char name[96];
+    std::snprintf(name, sizeof name, "/%020llu-%ld", start_ticks(), me.pid);
+    std::string error;
+    if (!runtime::write_output_file(cfg.report_dir + name + ".json", format_stats_json(request(), {me}), error,
+                                    runtime::private_file_mode))
+        warn_unwritten("report for aloe run", error);
+    if (!cfg.trace_file.empty()) {
+        const std::string process_name = me.command.empty() ? me.executable : me.command.front();
+        if (!runtime::write_output_file(
+                cfg.report_dir + name + ".trace",
+                [&](const runtime::output_sink& sink) { write_trace_events(sink, process_name); }, error,
+                runtime::private_file_mode))
+            warn_unwritten("trace events for aloe run", error);
+    }
 }
 
 void write_exit_report() {
     const interposer_settings& cfg = settings();
-    if (cfg.summary_file.empty() && cfg.stats_file.empty() && cfg.trace_file.empty()) return;
+    const bool to_run = !cfg.report_dir.empty();
+    if (!to_run && cfg.summary_file.empty() && cfg.stats_file.empty() && cfg.trace_file.empty()) return;
     std::vector<omp_site*> regions = all_sites(site_kind::region);
     std::vector<omp_site*> loop_sites = all_sites(site_kind::loop);
-    if (!cfg.summary_file.empty() || !cfg.stats_file.empty()) {
+    if (to_run || !cfg.summary_file.empty() || !cfg.stats_file.empty()) {
         std::vector<omp_site*> everything = regions;
         everything.insert(everything.end(), loop_sites.begin(), loop_sites.end());
         resolve_sources(everything);
     }
-    std::vector<loop_row> loops;
-    for (omp_site* s : loop_sites) {
-        loop_row row{s, std::nullopt, program_schedule_text(*s)};
-        if (s->taken.load() > 0) {
-            row.aloe = loop::site_registry::instance().snapshot(loop_site(s->name));
-        }
-        loops.push_back(std::move(row));
+    const process_report me = gather(regions, loop_sites);
+    if (to_run) {
+        write_into_report_dir(cfg, me);
+        return;
     }
-    if (!cfg.summary_file.empty()) write_text(cfg.summary_file, summary(regions, loops), "summary");
-    if (!cfg.stats_file.empty()) write_text(cfg.stats_file, stats_json(regions, loops), "statistics");
-    if (!cfg.trace_file.empty()) {
-        std::string error;
-        if (!write_trace(cfg.trace_file, error)) warn_unwritten(error);
-    }
+    if (!cfg.summary_file.empty()) write_text(cfg.summary_file, format_summary(request(), {me}), "summary");
+    if (!cfg.stats_file.empty()) write_text(cfg.stats_file, format_stats_json(request(), {me}), "statistics");
+    if (!cfg.trace_file.empty())
+        write_trace_file(cfg.trace_file, me.command.empty() ? me.executable : me.command.front(),
+                         runtime::shared_file_mode);
 }
 
 // Armed when the library loads. An atexit handler runs before the destructors of statics

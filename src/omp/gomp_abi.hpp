@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 
 namespace aloe::omp {
@@ -40,8 +41,33 @@ const char* to_string(loop_form f) noexcept;
 bool is_runtime_form(loop_form f) noexcept;
 
 /// libgomp's schedule numbers (GOMP_loop_start's `sched`, omp_get_schedule's kind).
+/// In GOMP_loop_start, gfs_runtime is `schedule(runtime)` without a modifier and gfs_auto is
+/// `schedule(nonmonotonic:runtime)` (libgomp's gomp_adjust_sched reads both from
+/// run-sched-var); `schedule(auto)` never reaches libgomp (GCC runs it as static).
 enum gomp_schedule : long { gfs_runtime = 0, gfs_static = 1, gfs_dynamic = 2, gfs_guided = 3, gfs_auto = 4 };
-inline constexpr unsigned long gfs_monotonic = 0x80000000UL;
+inline constexpr std::uint32_t gfs_monotonic = 0x80000000U;
+
+/// A schedule kind split into its kind and libgomp's monotonic flag (bit 31). Kinds arrive
+/// as int (omp_get_schedule: the flag makes the value negative) and as long (GOMP_loop_start's
+/// `sched`, a 32-bit pattern); both are read as libgomp reads them, by their low 32 bits, so
+/// no sign extension ever reaches the mask.
+struct gomp_kind {
+    long base = gfs_runtime;  ///< the kind without the flag; anything above gfs_auto is unknown
+    bool monotonic = false;
+};
+constexpr gomp_kind split_kind(long kind) noexcept {
+    const auto bits = static_cast<std::uint32_t>(static_cast<unsigned long>(kind));
+    return {static_cast<long>(bits & ~gfs_monotonic), (bits & gfs_monotonic) != 0};
+}
+constexpr bool known_kind(long base) noexcept { return base >= gfs_runtime && base <= gfs_auto; }
+
+/// An unsigned long long chunk (GOMP_loop_ull_*) as the long the decision works with:
+/// saturated at LONG_MAX (a chunk that large already covers any loop aloe can run), never
+/// wrapped to a negative value.
+constexpr long chunk_from_ull(unsigned long long chunk) noexcept {
+    constexpr auto most = static_cast<unsigned long long>(LONG_MAX);
+    return static_cast<long>(chunk > most ? most : chunk);
+}
 
 using chunked_start = bool (*)(long, long, long, long, long*, long*);
 using runtime_start = bool (*)(long, long, long, long*, long*);
@@ -71,6 +97,7 @@ struct real_gomp {
     int (*get_num_threads)() = nullptr;
     int (*get_level)() = nullptr;
     void (*get_schedule)(int*, int*) = nullptr;
+    bool (*cancellation_point)(int) = nullptr;  ///< GOMP_cancellation_point(which)
     void (*set_num_threads)(int) = nullptr;
     void (*set_num_threads_f)(const int*) = nullptr;
     void (*set_num_threads_f8)(const long*) = nullptr;

@@ -1,8 +1,9 @@
 // The GOMP_loop_* entry points: each finds its site from its return address, decides
 // (loop_takeover.hpp) and either runs aloe's schedule or calls libgomp's own function.
-// `ull` twins map unsigned long long loops the same way. Ordered and doacross loops are
-// always forwarded (their chunks are tied to libgomp's ordering and dependence machinery);
-// their start calls are wrapped only to count and time them.
+// `ull` twins map unsigned long long loops the same way (a chunk above LONG_MAX saturates).
+// Ordered and doacross loops are always forwarded (their chunks are tied to libgomp's
+// ordering and dependence machinery); their start calls are wrapped only to count and time
+// them.
 #include "omp/loop_takeover.hpp"
 
 #include <aloe/export.h>
@@ -25,14 +26,21 @@ template <class T>
 bool take_or_forward(const void* ra, const loop_request& req, const iteration_map& map, void* real_fn,
                      const char* name, T* istart, T* iend, auto... forward_args) {
     omp_site& site = site_at(ra, site_kind::loop);
-    const loop_decision d = decide(site, req, false);
-    if (d.forward_reason != nullptr) {
-        begin_forwarded(site, d.forward_reason, map.count);
+    loop_request counted = req;
+    counted.count = map.count;
+    const loop_decision d = decide(site, counted, false);
+    const auto forward = [&](const char* reason) {
+        begin_forwarded(site, reason, map.count);
         using fn_t = bool (*)(decltype(forward_args)...);
         return must<fn_t>(real_fn, name)(forward_args...);
-    }
+    };
+    if (d.forward_reason != nullptr) return forward(d.forward_reason);
     std::uint64_t first = 0, last = 0;
-    if (!start_taken(site, map, d, first, last)) return false;
+    switch (start_taken(site, map, d, first, last)) {
+        case taken_start::forward: return forward(cancelled_region_reason);
+        case taken_start::no_chunk: return false;
+        case taken_start::chunk: break;
+    }
     *istart = static_cast<T>(first);
     *iend = static_cast<T>(last);
     return true;
@@ -119,7 +127,7 @@ ALOE_API bool GOMP_loop_start(long start, long end, long incr, long sched, long 
 #define ALOE_CHUNKED_ULL(id, name)                                                                         \
     ALOE_API bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr, ull chunk, ull* istart, \
                                                ull* iend) {                                                \
-        return take_or_forward(ALOE_RETURN_ADDRESS(), {loop_form::id, static_cast<long>(chunk), gfs_runtime, nullptr}, \
+        return take_or_forward(ALOE_RETURN_ADDRESS(), {loop_form::id, chunk_from_ull(chunk), gfs_runtime, nullptr}, \
                                iteration_map::for_ull(up, start, end, incr), real().ull_start[at(loop_form::id)], \
                                "GOMP_loop_ull_" #name "_start", istart, iend, up, start, end, incr, chunk, istart, iend); \
     }                                                                                                       \
@@ -143,7 +151,7 @@ ALOE_GOMP_RUNTIME_FORMS(ALOE_RUNTIME_ULL)
 
 ALOE_API bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk, ull* istart, ull* iend,
                                   std::uintptr_t* reductions, void** mem) {
-    return take_or_forward(ALOE_RETURN_ADDRESS(), {loop_form::generic, static_cast<long>(chunk), sched, generic_reason(reductions, mem, istart)}, iteration_map::for_ull(up, start, end, incr), real().ull_start[at(loop_form::generic)], "GOMP_loop_ull_start", istart, iend,
+    return take_or_forward(ALOE_RETURN_ADDRESS(), {loop_form::generic, chunk_from_ull(chunk), sched, generic_reason(reductions, mem, istart)}, iteration_map::for_ull(up, start, end, incr), real().ull_start[at(loop_form::generic)], "GOMP_loop_ull_start", istart, iend,
                      up, start, end, incr, sched, chunk, istart, iend, reductions, mem);
 }
 

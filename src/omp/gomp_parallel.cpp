@@ -32,7 +32,9 @@ void run_region(const void* ra, region_body body, void* data, unsigned requested
 // team starts as a plain region; forwarded → counted here (false), libgomp's combined entry
 // starts the team.
 bool preset_loop(team_region& r, omp_site& loop_site, const loop_request& req, const iteration_map& map) {
-    const loop_decision d = decide(loop_site, req, true);
+    loop_request counted = req;
+    counted.count = map.count;
+    const loop_decision d = decide(loop_site, counted, true);
     if (d.forward_reason == nullptr) {
         r.preset_loop = true;
         fill_slot(r.slots[0], loop_site, map, d);

@@ -1,6 +1,7 @@
 #include "omp/interposer_settings.hpp"
 
 #include "runtime/config.hpp"
+#include "runtime/output_path.hpp"
 #include "runtime/report.hpp"
 
 namespace aloe::omp {
@@ -13,13 +14,15 @@ using runtime::report_level;
 interposer_settings load() {
     const runtime::config& cfg = runtime::current_config();
     interposer_settings s;
-    s.schedule_text = cfg.schedule.empty() ? "program" : cfg.schedule;
+    const bool own_variable = !cfg.omp_schedule.empty();
+    s.schedule_text = own_variable ? cfg.omp_schedule : cfg.schedule.empty() ? "program" : cfg.schedule;
     std::string error;
     if (std::optional<loop_choice> c = parse_loop_choice(s.schedule_text, error)) {
         s.default_choice = *c;
     } else {
         runtime::report_once({report_level::warning, report_category::omp, "W501",
-                              "ALOE_SCHEDULE " + error, "program (each loop's own schedule, run by aloe)"});
+                              std::string(own_variable ? "ALOE_OMP_SCHEDULE " : "ALOE_SCHEDULE ") + error,
+                              "program (each loop's own schedule, run by aloe)"});
         s.schedule_text = "program";
     }
     if (cfg.num_threads_source == runtime::setting_source::aloe_environment) s.threads = cfg.num_threads;
@@ -32,9 +35,11 @@ interposer_settings load() {
             s.rules = {};
         }
     }
-    s.stats_file = cfg.omp_stats_file;
-    s.summary_file = cfg.omp_summary_file;
-    s.trace_file = cfg.trace_file;
+    const runtime::process_identity me = runtime::process_identity::of_this_process(cfg);
+    s.stats_file = runtime::expand_output_path(cfg.omp_stats_file, me);
+    s.summary_file = runtime::expand_output_path(cfg.omp_summary_file, me);
+    s.trace_file = runtime::expand_output_path(cfg.trace_file, me);
+    s.report_dir = cfg.omp_report_dir;
     return s;
 }
 

@@ -1,9 +1,17 @@
 #include "omp/loop_rules.hpp"
 
-#include <fstream>
-#include <sstream>
+#include "runtime/printable_text.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace aloe::omp {
+
+using runtime::printable;
 
 std::string loop_choice::text() const {
     switch (kind) {
@@ -23,7 +31,7 @@ std::optional<loop_choice> parse_loop_choice(std::string_view text, std::string&
     }
     std::string message;
     if (!schedule::try_parse(text, c.spec, message)) {
-        error = "'" + std::string(text) + "' is neither program, forward nor an aloe schedule (" + message + ")";
+        error = "'" + printable(text) + "' is neither program, forward nor an aloe schedule (" + message + ")";
         return std::nullopt;
     }
     c.kind = loop_choice::kind_t::schedule;
@@ -31,6 +39,8 @@ std::optional<loop_choice> parse_loop_choice(std::string_view text, std::string&
 }
 
 namespace {
+
+constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
@@ -85,50 +95,109 @@ const loop_rule* loop_rules::match(std::string_view site_name, std::string_view 
 
 bool parse_loop_rules(std::string_view text, std::string_view file_name, loop_rules& out,
                       std::vector<std::string>& errors) {
-    const std::size_t errors_before = errors.size();
+    const std::string file = printable(file_name, runtime::printable_path_limit);
+    std::size_t bad_lines = 0;
+    // Keeps the first max_rules_errors messages; the rest are only counted.
+    const auto error = [&](int line_number, const std::string& what) {
+        if (++bad_lines <= max_rules_errors) errors.push_back(file + ":" + std::to_string(line_number) + ": " + what);
+    };
+    if (text.substr(0, utf8_bom.size()) == utf8_bom) text.remove_prefix(utf8_bom.size());  // editors add it
     int line_number = 0;
     while (!text.empty()) {
         ++line_number;
         const std::size_t eol = text.find('\n');
         std::string_view line = text.substr(0, eol);
         text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
+        if (line.size() > max_rules_line_bytes) {
+            error(line_number, "the line is longer than " + std::to_string(max_rules_line_bytes) + " bytes");
+            continue;
+        }
         if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-        line = trim(line);
+        line = trim(line);  // also drops the '\r' of a CRLF line end
         if (line.empty()) continue;
-        const std::string where = std::string(file_name) + ":" + std::to_string(line_number) + ": ";
         std::size_t gap = 0;
         while (gap < line.size() && !is_space(line[gap])) ++gap;
         const std::string_view site = line.substr(0, gap);
         const std::string_view what = trim(line.substr(gap));
         if (what.empty()) {
-            errors.push_back(where + "expected '<site> <schedule>', got only '" + std::string(site) + "'");
+            error(line_number, "expected '<site> <schedule>', got only '" + printable(site) + "'");
             continue;
         }
         if (!valid_site(site)) {
-            errors.push_back(where + "site '" + std::string(site) +
-                             "' is none of *, module+0xOFFSET (as aloe run prints it) or file:line");
+            error(line_number, "site '" + printable(site) +
+                                   "' is none of *, module+0xOFFSET (as aloe run prints it) or file:line");
             continue;
         }
         std::string message;
         std::optional<loop_choice> choice = parse_loop_choice(what, message);
         if (!choice) {
-            errors.push_back(where + message);
+            error(line_number, message);
             continue;
         }
         out.rules.push_back({std::string(site), *choice, line_number});
     }
-    return errors.size() == errors_before;
+    if (bad_lines > max_rules_errors)
+        errors.push_back(file + ": \xE2\x80\xA6 and " + std::to_string(bad_lines - max_rules_errors) + " more errors");
+    return bad_lines == 0;
 }
 
-bool load_loop_rules(const std::string& path, loop_rules& out, std::vector<std::string>& errors) {
-    std::ifstream in(path);
-    if (!in) {
-        errors.push_back("cannot read the rules file '" + path + "'");
-        return false;
+namespace {
+
+// What a file that is not a regular file is, for the message refusing it.
+std::string_view file_type_name(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+// Closes the descriptor on every path out of load_loop_rules.
+struct file_descriptor {
+    int fd;
+    ~file_descriptor() {
+        if (fd >= 0) ::close(fd);
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_loop_rules(text.str(), path, out, errors);
+};
+
+}  // namespace
+
+bool load_loop_rules(const std::string& path, loop_rules& out, std::vector<std::string>& errors) {
+    const std::string name = "the rules file '" + printable(path, runtime::printable_path_limit) + "'";
+    const auto refuse = [&](const std::string& why) {
+        errors.push_back(name + " " + why);
+        return false;
+    };
+    // A first look by name, so a device is never opened (opening one can have effects).
+    struct stat by_name {};
+    if (::stat(path.c_str(), &by_name) != 0) return refuse(std::string("cannot be read: ") + std::strerror(errno));
+    if (!S_ISREG(by_name.st_mode)) return refuse("is " + std::string(file_type_name(by_name.st_mode)));
+    // O_NONBLOCK: if the name became a FIFO since the stat, open must not wait for a writer.
+    // A symbolic link is followed: it is the user's own input file.
+    file_descriptor f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)};
+    if (f.fd < 0) return refuse(std::string("cannot be read: ") + std::strerror(errno));
+    // The type that counts is the opened file's (the name may have changed since the stat).
+    struct stat opened {};
+    if (::fstat(f.fd, &opened) != 0) return refuse(std::string("cannot be read: ") + std::strerror(errno));
+    if (!S_ISREG(opened.st_mode)) return refuse("is " + std::string(file_type_name(opened.st_mode)));
+    const std::string too_large = "is larger than " + std::to_string(max_rules_file_bytes / 1024 / 1024) + " MiB";
+    if (opened.st_size > static_cast<off_t>(max_rules_file_bytes)) return refuse(too_large);
+    // Read at most one byte beyond the limit: a file that grows while read is still bounded.
+    std::string text(max_rules_file_bytes + 1, '\0');
+    std::size_t have = 0;
+    while (have < text.size()) {
+        const ssize_t n = ::read(f.fd, text.data() + have, text.size() - have);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return refuse(std::string("cannot be read: ") + std::strerror(errno));
+        }
+        have += static_cast<std::size_t>(n);
+    }
+    if (have > max_rules_file_bytes) return refuse(too_large);
+    text.resize(have);
+    return parse_loop_rules(text, path, out, errors);
 }
 
 }  // namespace aloe::omp

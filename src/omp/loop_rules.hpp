@@ -13,6 +13,7 @@
 
 #include <aloe/schedule.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,11 +45,29 @@ struct loop_rules {
     const loop_rule* match(std::string_view site_name, std::string_view source_line) const;
 };
 
-/// Parses a rules file's text; false and one message per bad line in `errors`.
+/// Largest rules file read: 1 MiB holds about ten thousand rules of a hundred bytes, more
+/// loop sites than ALOE_SITE_LIMIT keeps (4096 by default), yet reading it costs a
+/// millisecond in every interposed process. A bound at all is what matters: `--rules
+/// /dev/zero` or a wrong multi-gigabyte file must be refused at once, not read.
+inline constexpr std::size_t max_rules_file_bytes = std::size_t{1} << 20;
+/// Longest line: a site and a schedule are under a hundred bytes; a 4 KiB line is no rule.
+inline constexpr std::size_t max_rules_line_bytes = 4096;
+/// Messages kept for one file; beyond them one more line says how many were left out, so a
+/// binary file given by mistake prints a screen of errors, not a million.
+inline constexpr std::size_t max_rules_errors = 20;
+
+/// Parses a rules file's text; false and one message per bad line in `errors`, each starting
+/// `file:line: ` (the first max_rules_errors, then one "file: … and N more errors"). A
+/// leading UTF-8 byte order mark is skipped and CRLF line ends are accepted; the file name
+/// and the quoted text are escaped with runtime::printable.
 bool parse_loop_rules(std::string_view text, std::string_view file_name, loop_rules& out,
                       std::vector<std::string>& errors);
 
-/// Reads and parses `path`; an unreadable file is one error.
+/// Reads and parses `path` (a symbolic link is followed). One error, naming the file, when it
+/// cannot be read, is not a regular file ("is a directory", "is a character device", "is a
+/// FIFO", …; checked on the opened descriptor, so a renamed file cannot slip in) or is larger
+/// than max_rules_file_bytes ("is larger than 1 MiB"; at most that many bytes plus one are
+/// read, so /dev/zero-like inputs end at once).
 bool load_loop_rules(const std::string& path, loop_rules& out, std::vector<std::string>& errors);
 
 }  // namespace aloe::omp

@@ -9,62 +9,164 @@ namespace aloe::omp {
 
 namespace {
 
-long base_kind(long kind) noexcept { return static_cast<long>(static_cast<unsigned long>(kind) & ~gfs_monotonic); }
+// Notes on sites whose own schedule ran instead of the chosen one.
+constexpr const char* static_kept = "static schedule: OpenMP's static mapping kept";
+constexpr const char* runtime_static_kept = "runtime schedule is static: OpenMP's static mapping kept";
+constexpr const char* monotonic_kept = "monotonic loop: the chosen schedule steals, so the loop's own schedule ran";
 
-// The kind and chunk the program asked for (`program`), runtime forms resolved.
-void resolve_program_schedule(const loop_request& r, long& kind, long& chunk) {
-    chunk = r.chunk;
-    switch (r.form) {
-        case loop_form::static_: kind = gfs_static; break;
-        case loop_form::guided:
-        case loop_form::nonmonotonic_guided: kind = gfs_guided; break;
-        case loop_form::generic: kind = base_kind(r.sched); break;
-        default: kind = is_runtime_form(r.form) ? gfs_runtime : gfs_dynamic; break;
-    }
-    if (kind == gfs_runtime) {
-        int k = 0, c = 0;
-        real().get_schedule(&k, &c);
-        kind = base_kind(k);
-        chunk = c;
+// libgomp's omp_set_schedule normalisation: static without a chunk is blocks, dynamic and
+// guided take at least 1.
+long normal_chunk(long kind, long chunk) noexcept {
+    if (kind == gfs_static) return chunk > 0 ? chunk : 0;
+    return chunk > 0 ? chunk : 1;
+}
+
+const char* kind_word(long base) noexcept {
+    switch (base) {
+        case gfs_static: return "static";
+        case gfs_dynamic: return "dynamic";
+        case gfs_guided: return "guided";
+        case gfs_auto: return "auto";
+        case gfs_runtime: return "runtime";
+        default: return nullptr;
     }
 }
 
-aloe::schedule translate(long kind, long chunk) {
-    switch (kind) {
-        case gfs_static: return chunk > 0 ? aloe::schedule::static_cyclic(chunk) : aloe::schedule::static_blocks();
-        case gfs_dynamic: return aloe::schedule::dynamic(std::max(chunk, 1L));
-        case gfs_guided: return aloe::schedule::guided(std::max(chunk, 1L));
-        default: return aloe::schedule::static_blocks();  // auto: libgomp runs it as static
-    }
-}
-
-// Loops whose clause (or entry point) promises each thread its chunks in increasing order.
-bool requires_monotonic(const loop_request& r) {
-    switch (r.form) {
-        case loop_form::static_:
-        case loop_form::dynamic:
-        case loop_form::guided:
-        case loop_form::runtime: return true;
-        case loop_form::generic:
-            return (static_cast<unsigned long>(r.sched) & gfs_monotonic) != 0 || base_kind(r.sched) == gfs_static;
-        default: return false;
-    }
-}
-
-// aloe schedules that hand each thread increasing chunks: a block, then chunks from one
-// shared counter beyond every block. staggered, weighted and tasklets steal or reorder.
-bool monotonic_safe(schedule_kind k) {
-    return k == schedule_kind::static_block || k == schedule_kind::dynamic || k == schedule_kind::guided ||
-           k == schedule_kind::hybrid;
+// "[monotonic:]kind[,chunk]" as OMP_SCHEDULE spells it; the flag for dynamic and guided only.
+std::string kind_text(std::uint32_t raw, long chunk) {
+    const gomp_kind k = split_kind(raw);
+    const char* word = kind_word(k.base);
+    if (word == nullptr) return "kind " + std::to_string(k.base);
+    std::string text = k.monotonic && (k.base == gfs_dynamic || k.base == gfs_guided) ? "monotonic:" : "";
+    text += word;
+    if (k.base != gfs_auto && k.base != gfs_runtime && chunk > 0) text += "," + std::to_string(chunk);
+    return text;
 }
 
 }  // namespace
 
+bool reads_runtime_schedule(const loop_request& r) noexcept {
+    if (is_runtime_form(r.form)) return true;
+    if (r.form != loop_form::generic) return false;
+    const long base = split_kind(r.sched).base;
+    return base == gfs_runtime || base == gfs_auto;
+}
+
+program_schedule resolve_program_schedule(const loop_request& r, int runtime_kind, int runtime_chunk) noexcept {
+    program_schedule p;
+    if (reads_runtime_schedule(r)) {
+        const gomp_kind rk = split_kind(runtime_kind);
+        p.from_runtime = true;
+        if (!known_kind(rk.base) || rk.base == gfs_runtime) {
+            p.unknown = "omp_get_schedule() gave a kind aloe does not know";
+            return p;
+        }
+        p.kind = rk.base;
+        p.chunk = rk.base == gfs_auto ? 0 : normal_chunk(rk.base, runtime_chunk);
+        // runtime: monotonic (GCC calls it for monotonic:runtime and ordered); the others
+        // as the kind says (maybe_nonmonotonic, and generic without a modifier) or never.
+        bool monotonic = rk.monotonic || rk.base == gfs_static;
+        if (r.form == loop_form::runtime) monotonic = true;
+        else if (r.form == loop_form::nonmonotonic_runtime) monotonic = false;
+        else if (r.form == loop_form::generic) {
+            const gomp_kind g = split_kind(r.sched);
+            if (g.base == gfs_auto) monotonic = g.monotonic;  // nonmonotonic:runtime
+            else monotonic = monotonic || g.monotonic;
+        }
+        p.monotonic = monotonic;
+        return p;
+    }
+    switch (r.form) {
+        case loop_form::static_: p.kind = gfs_static; p.monotonic = true; break;
+        case loop_form::dynamic: p.kind = gfs_dynamic; p.monotonic = true; break;
+        case loop_form::guided: p.kind = gfs_guided; p.monotonic = true; break;
+        case loop_form::nonmonotonic_dynamic: p.kind = gfs_dynamic; break;
+        case loop_form::nonmonotonic_guided: p.kind = gfs_guided; break;
+        case loop_form::generic: {
+            const gomp_kind g = split_kind(r.sched);
+            if (g.base != gfs_static && g.base != gfs_dynamic && g.base != gfs_guided) {
+                p.unknown = "GOMP_loop_start with a schedule kind aloe does not know";
+                return p;
+            }
+            p.kind = g.base;
+            p.monotonic = g.monotonic || g.base == gfs_static;
+            break;
+        }
+        default:
+            p.unknown = "not a loop aloe runs";
+            return p;
+    }
+    p.chunk = normal_chunk(p.kind, r.chunk);
+    return p;
+}
+
+aloe::schedule translate(long kind, long chunk) {
+    const long c = std::min(chunk, max_aloe_chunk);
+    switch (kind) {
+        case gfs_static: return c > 0 ? aloe::schedule::static_cyclic(c) : aloe::schedule::static_blocks();
+        case gfs_dynamic: return aloe::schedule::dynamic(std::max(c, 1L));
+        case gfs_guided: return aloe::schedule::guided(std::max(c, 1L));
+        default: return aloe::schedule::static_blocks();  // auto: libgomp runs it as static
+    }
+}
+
+bool monotonic_safe(schedule_kind k) noexcept {
+    return k == schedule_kind::static_block || k == schedule_kind::dynamic || k == schedule_kind::guided ||
+           k == schedule_kind::hybrid;
+}
+
+schedule_pick pick_schedule(const loop_choice& choice, const program_schedule& p, bool program_set_schedule) noexcept {
+    if (choice.kind != loop_choice::kind_t::schedule) return {true, nullptr};
+    if (p.kind == gfs_static) return {true, p.from_runtime ? runtime_static_kept : static_kept};
+    if (p.from_runtime && program_set_schedule) return {true, "the program sets its own schedule (omp_set_schedule)"};
+    if (p.monotonic && !monotonic_safe(choice.spec.kind())) return {true, monotonic_kept};
+    return {false, nullptr};
+}
+
+std::string asked_schedule_text(const omp_site& s) {
+    const loop_form f = s.form.load(std::memory_order_relaxed);
+    const long chunk = s.program_chunk.load(std::memory_order_relaxed);
+    const std::string runtime =
+        kind_text(s.runtime_kind.load(std::memory_order_relaxed), s.runtime_chunk.load(std::memory_order_relaxed));
+    switch (f) {
+        case loop_form::ordered:
+        case loop_form::doacross: return to_string(f);
+        case loop_form::generic: {
+            const std::uint32_t raw = s.generic_sched.load(std::memory_order_relaxed);
+            const gomp_kind g = split_kind(raw);
+            std::string inner;
+            if (g.base == gfs_runtime) inner = std::string(g.monotonic ? "monotonic:" : "") + "runtime: " + runtime;
+            else if (g.base == gfs_auto) inner = "nonmonotonic:runtime: " + runtime;
+            else if (g.base == gfs_static) inner = kind_text(raw, chunk);
+            else inner = kind_text(raw, normal_chunk(g.base, chunk));
+            return "generic (" + inner + ")";
+        }
+        default: break;
+    }
+    if (is_runtime_form(f)) return std::string(to_string(f)) + " (" + runtime + ")";
+    std::string text = to_string(f);
+    if (chunk > 0) text += "," + std::to_string(chunk);
+    return text;
+}
+
 std::atomic<const char*> program_sets_schedule{nullptr};
 
 loop_decision decide(omp_site& site, const loop_request& r, bool starting_region) {
+    // What the program asked for, recorded whatever happens to the loop (the summary shows it).
+    int runtime_kind = 0, runtime_chunk = 0;
+    const bool reads_runtime = reads_runtime_schedule(r);
+    if (reads_runtime) real().get_schedule(&runtime_kind, &runtime_chunk);
+    program_schedule p = resolve_program_schedule(r, runtime_kind, runtime_chunk);
     site.form.store(r.form, std::memory_order_relaxed);
     site.program_chunk.store(r.chunk, std::memory_order_relaxed);
+    site.program_kind.store(p.kind, std::memory_order_relaxed);
+    if (r.form == loop_form::generic)
+        site.generic_sched.store(static_cast<std::uint32_t>(static_cast<unsigned long>(r.sched)), std::memory_order_relaxed);
+    if (reads_runtime) {
+        site.runtime_kind.store(static_cast<std::uint32_t>(runtime_kind), std::memory_order_relaxed);
+        site.runtime_chunk.store(runtime_chunk, std::memory_order_relaxed);
+    }
+
     loop_decision d;
     if (r.must_forward != nullptr) {
         d.forward_reason = r.must_forward;
@@ -82,33 +184,30 @@ loop_decision decide(omp_site& site, const loop_request& r, bool starting_region
         }
     }
     const loop_choice& choice = site.rule != nullptr ? site.rule->choice : settings().default_choice;
-    switch (choice.kind) {
-        case loop_choice::kind_t::forward:
-            d.forward_reason = site.rule != nullptr ? "rules file says forward" : "--schedule forward";
-            return d;
-        case loop_choice::kind_t::schedule: {
-            const char* own = nullptr;
-            if (is_runtime_form(r.form) || r.form == loop_form::generic)
-                own = program_sets_schedule.load(std::memory_order_relaxed);
-            if (own == nullptr && requires_monotonic(r) && !monotonic_safe(choice.spec.kind()))
-                own = "monotonic loop: the chosen schedule steals, so the loop's own schedule ran";
-            if (own == nullptr) {
-                d.choice = &choice;
-                return d;
-            }
-            site.note.store(own, std::memory_order_relaxed);
-            static const loop_choice program{};
-            d.choice = &program;
-            resolve_program_schedule(r, d.kind, d.chunk);
-            site.program_kind.store(d.kind, std::memory_order_relaxed);
-            return d;
-        }
-        case loop_choice::kind_t::program:
-            d.choice = &choice;
-            resolve_program_schedule(r, d.kind, d.chunk);
-            site.program_kind.store(d.kind, std::memory_order_relaxed);
-            return d;
+    if (choice.kind == loop_choice::kind_t::forward) {
+        d.forward_reason = site.rule != nullptr ? "rules file says forward" : "--schedule forward";
+        return d;
     }
+    const schedule_pick pick =
+        pick_schedule(choice, p, program_sets_schedule.load(std::memory_order_relaxed) != nullptr);
+    if (!pick.program) {
+        d.choice = &choice;
+        return d;
+    }
+    // The loop's own schedule runs: it must be one aloe can run exactly.
+    if (p.unknown != nullptr) {
+        d.forward_reason = p.unknown;
+        return d;
+    }
+    if (p.chunk > max_aloe_chunk && r.count > static_cast<std::uint64_t>(max_aloe_chunk)) {
+        d.forward_reason = "a chunk beyond aloe's largest (2^40) on a loop of more iterations";
+        return d;
+    }
+    if (pick.note != nullptr) site.note.store(pick.note, std::memory_order_relaxed);
+    static const loop_choice program{};
+    d.choice = choice.kind == loop_choice::kind_t::program ? &choice : &program;
+    d.kind = p.kind;
+    d.chunk = std::min(p.chunk, max_aloe_chunk);
     return d;
 }
 
@@ -130,16 +229,17 @@ void fill_slot(loop_slot& s, omp_site& site, const iteration_map& map, const loo
     site.taken.fetch_add(1, std::memory_order_relaxed);
 }
 
-bool start_taken(omp_site& site, const iteration_map& map, const loop_decision& d, std::uint64_t& first,
-                 std::uint64_t& last) {
+taken_start start_taken(omp_site& site, const iteration_map& map, const loop_decision& d, std::uint64_t& first,
+                        std::uint64_t& last) {
     thread_view& v = view();
-    loop_slot& s = join_loop(v, [&](loop_slot& slot) { fill_slot(slot, site, map, d); });
-    v.loop = &s;
+    loop_slot* s = join_loop(v, [&](loop_slot& slot) { fill_slot(slot, site, map, d); });
+    if (s == nullptr) return taken_start::forward;
+    v.loop = s;
     v.loop_t0 = runtime::now_ticks();
     v.loop_iterations = 0;
     v.holding = false;
     v.loop_done = false;
-    return next_taken(v, first, last);
+    return next_taken(v, first, last) ? taken_start::chunk : taken_start::no_chunk;
 }
 
 void begin_forwarded(omp_site& site, const char* reason, std::uint64_t iterations) {

@@ -11,13 +11,16 @@
 
 #include <aloe/schedule.hpp>
 
+#include <string>
+
 namespace aloe::omp {
 
 struct loop_request {
     loop_form form = loop_form::dynamic;
-    long chunk = 0;             ///< chunked forms and generic
-    long sched = gfs_runtime;   ///< generic: GOMP_loop_start's schedule argument
+    long chunk = 0;             ///< chunked forms and generic (an ull chunk saturated: chunk_from_ull)
+    long sched = gfs_runtime;   ///< generic: GOMP_loop_start's schedule argument, flag included
     const char* must_forward = nullptr;  ///< a reason the entry point already knows
+    std::uint64_t count = 0;    ///< the loop's iterations
 };
 
 struct loop_decision {
@@ -26,6 +29,60 @@ struct loop_decision {
     long kind = gfs_dynamic;               ///< `program`: the loop's own kind and chunk, resolved
     long chunk = 1;
 };
+
+/// The schedule a loop asked for, resolved: from its entry point, GOMP_loop_start's `sched`,
+/// or run-sched-var (omp_get_schedule) for runtime loops.
+struct program_schedule {
+    long kind = gfs_dynamic;  ///< gfs_static, gfs_dynamic, gfs_guided or gfs_auto
+    long chunk = 1;           ///< static: 0 = one block per thread; dynamic, guided: >= 1
+    /// The loop promises each thread its chunks in increasing order (OpenMP's monotonic).
+    bool monotonic = false;
+    bool from_runtime = false;      ///< the kind came from run-sched-var
+    const char* unknown = nullptr;  ///< a kind aloe does not know: forward, with this reason
+};
+
+/// Whether the loop reads run-sched-var: the runtime forms, and GOMP_loop_start with
+/// gfs_runtime or gfs_auto (nonmonotonic:runtime).
+bool reads_runtime_schedule(const loop_request& r) noexcept;
+
+/// The loop's own schedule; `runtime_kind` and `runtime_chunk` are omp_get_schedule()'s
+/// values (used only when reads_runtime_schedule). Chunks at or below 0 become 1 for dynamic
+/// and guided and "no chunk" for static, as libgomp's omp_set_schedule normalises them.
+program_schedule resolve_program_schedule(const loop_request& r, int runtime_kind, int runtime_chunk) noexcept;
+
+/// The aloe schedule that runs a loop's own schedule: static keeps OpenMP's exact mapping
+/// (blocks as libgomp cuts them, or chunk k to thread k mod p), dynamic and guided their
+/// chunk, auto runs as libgomp runs it (static blocks).
+aloe::schedule translate(long kind, long chunk);
+
+/// The largest chunk aloe's schedules accept (aloe::schedule's parser, which does not export
+/// it; OmpScheduleDecision.TranslationKeepsEveryKindAndBoundsTheChunk keeps the two equal).
+/// A larger chunk covers any loop of at most this many iterations, so it is lowered to this
+/// bound there; on a longer loop it would change the mapping, and the loop is forwarded.
+inline constexpr long max_aloe_chunk = 1L << 40;
+
+/// aloe schedules that hand each thread increasing chunks: a block, then chunks from one
+/// shared counter beyond every block. staggered, weighted and tasklets steal or reorder,
+/// and adaptive runs them.
+bool monotonic_safe(schedule_kind k) noexcept;
+
+/// Between the rule's aloe schedule (`choice`, kind_t::schedule) and the loop's own.
+struct schedule_pick {
+    bool program = false;         ///< the loop's own schedule runs
+    const char* note = nullptr;   ///< why, for the site's note
+};
+/// The loop's own schedule runs when the program chose static (OpenMP fixes its mapping:
+/// two static loops of the same count and chunk in a region give each thread the same
+/// iterations, and GCC inlines schedule(static) loops with that mapping), when the program
+/// set its runtime schedule with omp_set_schedule, and when the loop is monotonic and the
+/// chosen schedule steals.
+schedule_pick pick_schedule(const loop_choice& choice, const program_schedule& p, bool program_set_schedule) noexcept;
+
+/// What the program asked for at `site`, for the summary: `dynamic,4`, `static`,
+/// `runtime (monotonic:dynamic,4)`, `maybe_nonmonotonic_runtime (static,1)`,
+/// `generic (guided,8)`, `ordered`. The flag is shown for dynamic and guided only (static
+/// is monotonic anyway, and libgomp sets the flag on it).
+std::string asked_schedule_text(const omp_site& site);
 
 /// The aloe schedule a taken loop runs with: the choice's, or the program's own translated
 /// (cached per site: building a schedule value parses its string).
@@ -43,9 +100,17 @@ loop_decision decide(omp_site& site, const loop_request& request, bool starting_
 /// combined parallel loop).
 void fill_slot(loop_slot& s, omp_site& site, const iteration_map& map, const loop_decision& d);
 
+/// What start_taken() found: the thread's first chunk, no chunk for it, or a loop that must
+/// go to libgomp after all (the region was cancelled: team_region.hpp, join_loop).
+enum class taken_start { chunk, no_chunk, forward };
+
+/// Why such a loop was forwarded (the statistics' reason).
+inline constexpr const char* cancelled_region_reason =
+    "the region was cancelled (cancel parallel) and a skipped loop holds its slot";
+
 /// Taken loop: join the thread's next slot and take its first chunk.
-bool start_taken(omp_site& site, const iteration_map& map, const loop_decision& d, std::uint64_t& first,
-                 std::uint64_t& last);
+taken_start start_taken(omp_site& site, const iteration_map& map, const loop_decision& d, std::uint64_t& first,
+                        std::uint64_t& last);
 
 /// Taken loop: the thread's next chunk; false when it has no more.
 ///

@@ -80,7 +80,7 @@ omp_site* create(site_table& t, const void* address, site_kind kind) {
             site->source = source_lines({call}).front();
         }
         site->rule = rules.match(site->name, file_and_line(site->source));
-        site->aloe_site = &loop::site_registry::instance().find(loop_site(site->name));
+        site->aloe_site = &loop::site_registry::instance().pin(loop_site(site->name));
     }
     omp_site* raw = site.get();
     t.owned.push_back(std::move(site));

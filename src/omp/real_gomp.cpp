@@ -1,6 +1,9 @@
 // real(): libgomp's own entry points, found with dlsym(RTLD_NEXT) so the interposer can
 // forward to them. RTLD_NEXT searches the objects loaded after this one: under LD_PRELOAD
-// (aloe run) and when a test links libaloe-gomp before libgomp, that is libgomp.
+// (aloe run) and when a test links libaloe-gomp before libgomp, that is libgomp. A libgomp
+// that came in with a library dlopen()ed RTLD_LOCAL (a Python extension, a plugin) is not
+// in the global scope RTLD_NEXT searches, although that library's GOMP_* calls still reach
+// the interposer: it is then found by its soname among the loaded objects.
 #include "omp/gomp_abi.hpp"
 
 #include <dlfcn.h>
@@ -40,7 +43,18 @@ bool is_runtime_form(loop_form f) noexcept {
 
 namespace {
 
-void* find(const char* name) { return dlsym(RTLD_NEXT, name); }
+// A reference to the loaded libgomp, kept for ever: the entry points taken from it must stay
+// valid even if the library that brought it in is dlclose()d.
+void* loaded_libgomp() {
+    static void* const handle = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    return handle;
+}
+
+void* find(const char* name) {
+    if (void* fn = dlsym(RTLD_NEXT, name)) return fn;
+    void* const libgomp = loaded_libgomp();
+    return libgomp != nullptr ? dlsym(libgomp, name) : nullptr;
+}
 
 template <class F>
 void bind(F& fn, const char* name) {
@@ -63,6 +77,7 @@ real_gomp load() {
     bind(r.get_num_threads, "omp_get_num_threads");
     bind(r.get_level, "omp_get_level");
     bind(r.get_schedule, "omp_get_schedule");
+    bind(r.cancellation_point, "GOMP_cancellation_point");
     bind(r.set_num_threads, "omp_set_num_threads");
     bind(r.set_num_threads_f, "omp_set_num_threads_");
     bind(r.set_num_threads_f8, "omp_set_num_threads_8_");
@@ -98,6 +113,9 @@ void load_real() {
     static std::once_flag once;
     std::call_once(once, [] {
         real_table = load();
+        // Every caller reached here from a GOMP_* call, so libgomp must be loaded; without it,
+        // say so instead of calling a null entry point.
+        if (real_table.parallel == nullptr) missing_entry_point("GOMP_parallel (no libgomp.so.1 is loaded)");
         real_loaded.store(true, std::memory_order_release);
     });
 }

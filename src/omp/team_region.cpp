@@ -59,6 +59,12 @@ iteration_map iteration_map::for_ull(bool up, ull start, ull end, ull incr) noex
 
 void yield_while_slot_busy() noexcept { sched_yield(); }
 
+bool region_cancelled() noexcept {
+    constexpr int gomp_cancel_parallel = 1;  // libgomp_g.h: GOMP_CANCEL_PARALLEL
+    const real_gomp& g = real();
+    return g.cancellation_point != nullptr && g.cancellation_point(gomp_cancel_parallel);
+}
+
 team_region& acquire_region(omp_site& site, region_body body, void* data) {
     region_pool& p = pool();
     team_region* r = nullptr;
@@ -77,6 +83,7 @@ team_region& acquire_region(omp_site& site, region_body body, void* data) {
     r->data = data;
     r->preset_loop = false;
     r->threads.store(0, std::memory_order_relaxed);
+    r->forward_from = team_region::no_forwarding;
     for (loop_slot& s : r->slots) {
         s.holds.store(0, std::memory_order_relaxed);
         s.departed.store(0, std::memory_order_relaxed);

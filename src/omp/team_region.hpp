@@ -63,6 +63,10 @@ struct team_region {
     std::atomic<int> threads{0};
     std::mutex mutex;  ///< fills slots
     std::array<loop_slot, ring_size> slots;
+    /// Loops from this index on go to libgomp (under `mutex`): set when `cancel parallel`
+    /// has left a slot that will never drain (see join_loop).
+    std::uint64_t forward_from = no_forwarding;
+    static constexpr std::uint64_t no_forwarding = ~std::uint64_t{0};
     std::vector<runtime::ticks> busy;  ///< per OpenMP thread, this execution
 };
 
@@ -112,10 +116,22 @@ unsigned region_threads(omp_site& site, unsigned requested);
 /// Lets other threads run while a slot's previous loop drains.
 void yield_while_slot_busy() noexcept;
 
+/// Whether `cancel parallel` has been activated in the calling thread's region (libgomp's
+/// GOMP_cancellation_point, which has no side effect; false unless OMP_CANCELLATION=true).
+bool region_cancelled() noexcept;
+
 /// The thread's slot for its next taken loop, filled by the first thread to arrive (with
-/// `fill`, under the region's mutex).
+/// `fill`, under the region's mutex); nullptr when the loop must go to libgomp instead.
+///
+/// That happens only after `cancel parallel`: the cancelling thread leaves the region at
+/// once and never leaves the slots of the loops it skipped, so they never drain, while the
+/// other threads may go on through `nowait` loops (no cancellation point in them). The first
+/// thread to find its slot still busy in a cancelled region marks that loop and every later
+/// one as libgomp's (forward_from); every thread decides under the region's mutex, in the
+/// same order of checks, so all agree on each loop: a loop already filled is joined, one at
+/// or after the mark is forwarded.
 template <class Fill>
-loop_slot& join_loop(thread_view& v, Fill&& fill) {
+loop_slot* join_loop(thread_view& v, Fill&& fill) {
     team_region& r = *v.region;
     const std::uint64_t index = v.loops_met++;
     loop_slot& s = r.slots[index % team_region::ring_size];
@@ -123,15 +139,20 @@ loop_slot& join_loop(thread_view& v, Fill&& fill) {
         std::unique_lock lock(r.mutex);
         const std::uint64_t h = s.holds.load(std::memory_order_acquire);
         if (h == index + 1) break;
+        if (index >= r.forward_from) return nullptr;
         if (h == 0) {
             fill(s);
             s.holds.store(index + 1, std::memory_order_release);
             break;
         }
+        if (region_cancelled()) {
+            r.forward_from = index;
+            return nullptr;
+        }
         lock.unlock();
         yield_while_slot_busy();
     }
-    return s;
+    return &s;
 }
 
 /// The calling thread is done with slot `s` (team of `threads`); the last one frees it.

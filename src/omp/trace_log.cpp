@@ -4,8 +4,10 @@
 #include "omp/omp_site.hpp"
 #include "runtime/json_text.hpp"
 
+#include <time.h>
+#include <unistd.h>
+
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -81,51 +83,59 @@ void trace_event(trace_kind kind, const omp_site& site, runtime::ticks begin, ru
     b.events.push_back({begin, end, &site, iterations, omp_thread, kind});
 }
 
-bool write_trace(const std::string& path, std::string& error) {
+namespace {
+
+// Microseconds of CLOCK_MONOTONIC for a tick value, anchored once at write time: every
+// process of a node shares that clock, so their traces line up.
+struct monotonic_anchor {
+    runtime::ticks ticks_now = runtime::now_ticks();
+    double us_now = [] {
+        timespec t{};
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) * 1e-3;
+    }();
+    double us(runtime::ticks t) const {
+        const double back = t <= ticks_now ? runtime::ticks_to_seconds(ticks_now - t) : -runtime::ticks_to_seconds(t - ticks_now);
+        return us_now - back * 1e6;
+    }
+};
+
+}  // namespace
+
+void write_trace_events(const runtime::output_sink& sink, const std::string& process_name) {
     buffers& r = registry();
     std::lock_guard lock(r.mutex);
-    runtime::ticks origin = 0;
-    bool first = true;
-    for (const auto& b : r.all)
-        for (const event& e : b->events)
-            if (first || e.begin < origin) {
-                origin = e.begin;
-                first = false;
-            }
-    std::ofstream out(path);
-    if (!out) {
-        error = "cannot write the trace file '" + path + "'";
-        return false;
-    }
-    const auto us = [&](runtime::ticks t) { return runtime::ticks_to_seconds(t) * 1e6; };
-    out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-    bool comma = false;
+    const monotonic_anchor clock;
+    const std::string pid = std::to_string(static_cast<long>(getpid()));
+    std::string line = "{\"ph\":\"M\",\"pid\":" + pid + ",\"name\":\"process_name\",\"args\":{\"name\":" +
+                       runtime::json_quote(process_name) + "}}";
     bool truncated = false;
     char number[64];
     for (const auto& b : r.all) {
         truncated = truncated || b->truncated;
-        out << (comma ? ",\n" : "") << "{\"ph\":\"M\",\"pid\":1,\"tid\":" << b->index
-            << ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread " << b->index << "\"}}";
-        comma = true;
+        line += ",\n{\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + std::to_string(b->index) +
+                ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread " + std::to_string(b->index) + "\"}}";
+        if (!sink(line)) return;
+        line.clear();
         for (const event& e : b->events) {
-            out << ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":" << b->index << ",\"cat\":\"" << kind_name(e.kind)
-                << "\",\"name\":" << runtime::json_quote(e.site->name);
-            std::snprintf(number, sizeof number, "%.3f", us(e.begin - origin));
-            out << ",\"ts\":" << number;
-            std::snprintf(number, sizeof number, "%.3f", us(e.end - e.begin));
-            out << ",\"dur\":" << number << ",\"args\":{\"omp_thread\":" << e.omp_thread;
-            if (e.kind != trace_kind::region) out << ",\"iterations\":" << e.iterations;
-            if (!e.site->source.empty()) out << ",\"source\":" << runtime::json_quote(e.site->source);
-            out << "}}";
+            line = ",\n{\"ph\":\"X\",\"pid\":" + pid + ",\"tid\":" + std::to_string(b->index) + ",\"cat\":\"" +
+                   kind_name(e.kind) + "\",\"name\":" + runtime::json_quote(e.site->name);
+            std::snprintf(number, sizeof number, ",\"ts\":%.3f,\"dur\":%.3f", clock.us(e.begin),
+                          runtime::ticks_to_seconds(e.end - e.begin) * 1e6);
+            line += number;
+            line += ",\"args\":{\"omp_thread\":" + std::to_string(e.omp_thread);
+            if (e.kind != trace_kind::region) line += ",\"iterations\":" + std::to_string(e.iterations);
+            if (!e.site->source.empty()) line += ",\"source\":" + runtime::json_quote(e.site->source);
+            line += "}}";
+            if (!sink(line)) return;
         }
+        line.clear();
     }
-    out << "\n],\"otherData\":{\"tool\":\"aloe run\",\"truncated\":" << (truncated ? "true" : "false") << "}}\n";
-    out.close();
-    if (!out) {
-        error = "writing the trace file '" + path + "' failed";
-        return false;
-    }
-    return true;
+    if (truncated)
+        line += ",\n{\"ph\":\"M\",\"pid\":" + pid +
+                ",\"name\":\"process_labels\",\"args\":{\"labels\":\"trace truncated: a thread reached " +
+                std::to_string(max_events_per_thread) + " events\"}}";
+    sink(line);
 }
 
 }  // namespace aloe::omp

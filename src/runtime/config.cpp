@@ -13,12 +13,14 @@
 // no trailing text, no overflow).
 #include "runtime/config.hpp"
 
+#include "runtime/printable_text.hpp"
 #include "runtime/report.hpp"
 #include "runtime/topology.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <limits>
 #include <cstdlib>
 #include <system_error>
 
@@ -28,6 +30,10 @@ namespace {
 constexpr std::int64_t max_threads = max_num_threads;
 // Upper bound on the hybrid wait policy's spin phase: one second.
 constexpr std::int64_t max_spin_us = 1'000'000;
+// ALOE_SITE_LIMIT's range: below 64 even a small program would churn its tuners; above a
+// million the bound no longer bounds anything (about 1.4 KB per adaptive site).
+constexpr std::int64_t min_site_limit = 64;
+constexpr std::int64_t max_site_limit = 1'000'000;
 
 std::string_view trim(std::string_view s) {
     constexpr std::string_view blanks = " \t\r\n";
@@ -147,6 +153,15 @@ parse_result parse_spin_us(std::string_view s, config& cfg) {
     return std::nullopt;
 }
 
+parse_result parse_site_limit(std::string_view s, config& cfg) {
+    bool too_large = false;
+    const std::optional<std::int64_t> v = parse_digits(s, too_large);
+    if (!v || *v < min_site_limit || *v > max_site_limit)
+        return "is not an integer in " + std::to_string(min_site_limit) + ".." + std::to_string(max_site_limit);
+    cfg.site_limit = *v;
+    return std::nullopt;
+}
+
 parse_result parse_schedule(std::string_view s, config& cfg) {
     cfg.schedule = std::string(s);  // the loop layer parses and validates it
     return std::nullopt;
@@ -177,7 +192,7 @@ parse_result parse_verbose(std::string_view s, config& cfg) {
                 known += ", ";
                 known += to_string(c);
             }
-            return "names unknown category '" + std::string(item) + "' (known: " + known + ")";
+            return "names unknown category '" + printable(item) + "' (known: " + known + ")";
         }
         if (!normalised.empty()) normalised += ',';
         normalised += item;
@@ -207,8 +222,8 @@ std::string print_num_threads(const config& cfg) {
         return n + " (" + describe_num_threads_source(cfg, true) + ")";
     }
     const topology& machine = topology::machine();
-    return std::to_string(resolved_num_threads(cfg, machine.cores())) + " (" +
-           describe_num_threads_source(cfg, machine.from_hwloc()) + ")";
+    return std::to_string(resolved_num_threads(cfg, machine.default_threads())) + " (" +
+           describe_num_threads_source(cfg, machine) + ")";
 }
 
 std::string print_omp_num_threads(const config& cfg) {
@@ -225,6 +240,7 @@ std::string print_wait_policy(const config& cfg) {
     return std::string(to_string(cfg.wait_policy));
 }
 std::string print_spin_us(const config& cfg) { return std::to_string(cfg.spin_us); }
+std::string print_site_limit(const config& cfg) { return std::to_string(cfg.site_limit); }
 std::string print_schedule(const config& cfg) { return or_none(cfg.schedule); }
 template <std::string config::*field>
 std::string print_text(const config& cfg) {
@@ -257,7 +273,7 @@ static_assert(max_num_threads == 4096, "update the ranges in settings_table");
 // see that the ALOE variable already set the count.
 constexpr std::array settings_table{
     setting_spec{"ALOE_NUM_THREADS", "W101", "integer", "0 (one worker per core)",
-                 "0..4096", "Team size; 0 or unset: one worker per core hwloc reports.",
+                 "0..4096", "Team size; 0 or unset: one worker per allowed core (affinity mask, cgroup cpuset; fewer under a cgroup CPU quota).",
                  setting_source::aloe_environment, parse_num_threads, print_num_threads},
     setting_spec{"OMP_NUM_THREADS", "W102", "integer list", "(none)",
                  "1..4096, comma list (first used)",
@@ -305,6 +321,19 @@ constexpr std::array settings_table{
                  "GOMP interposer (aloe run --trace): write a Chrome trace-event JSON of regions "
                  "and loops per thread at exit (open it in Perfetto).",
                  setting_source::aloe_environment, parse_text<&config::trace_file>, print_text<&config::trace_file>},
+    setting_spec{"ALOE_OMP_SCHEDULE", "W114", "choice", "(none): ALOE_SCHEDULE, else program",
+                 "program, forward, or an aloe schedule",
+                 "GOMP interposer (aloe run --schedule): what runs every OpenMP loop; aloe's own "
+                 "loops ignore it.",
+                 setting_source::aloe_environment, parse_text<&config::omp_schedule>, print_text<&config::omp_schedule>},
+    setting_spec{"ALOE_OMP_REPORT_DIR", "W115", "path", "(none)", "folder path",
+                 "Set by aloe run: every interposed process writes its own report into this "
+                 "private folder, and aloe run merges them.",
+                 setting_source::aloe_environment, parse_text<&config::omp_report_dir>, print_text<&config::omp_report_dir>},
+    setting_spec{"ALOE_SITE_LIMIT", "W116", "integer", "4096", "64..1000000",
+                 "Loop sites kept in full (history, tuner, per-thread statistics); the coldest "
+                 "beyond it are folded into one summary row.",
+                 setting_source::aloe_environment, parse_site_limit, print_site_limit},
 };
 
 thread_local bool loading_on_this_thread = false;
@@ -352,6 +381,42 @@ env_lookup process_environment() {
     };
 }
 
+namespace {
+
+// The launchers' own variables: a rank and the size of what it is a rank of. Open MPI
+// (mpirun), MPICH's Hydra (PMI_*), PMIx launchers, and Slurm's srun (a step's task count:
+// SLURM_NTASKS is also set in a batch script, which is one process, so it is not used).
+// A malformed value is ignored: these are not aloe's settings to warn about.
+struct launcher_variables {
+    std::string_view rank;
+    std::string_view size;
+};
+constexpr launcher_variables launchers[] = {
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+    {"PMI_RANK", "PMI_SIZE"},
+    {"PMIX_RANK", "PMIX_SIZE"},
+    {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"},
+};
+
+void read_job_place(const env_lookup& env, config& cfg) {
+    for (const launcher_variables& l : launchers) {
+        const std::optional<std::string> rank = env(l.rank);
+        if (!rank) continue;
+        bool too_large = false;
+        const std::optional<std::int64_t> r = parse_digits(trim(*rank), too_large);
+        if (!r || *r > std::numeric_limits<int>::max()) continue;
+        cfg.job_rank = static_cast<int>(*r);
+        cfg.job_rank_from = std::string(l.rank);
+        if (const std::optional<std::string> size = env(l.size)) {
+            const std::optional<std::int64_t> n = parse_digits(trim(*size), too_large);
+            if (n && *n > *r && *n <= std::numeric_limits<int>::max()) cfg.job_size = static_cast<int>(*n);
+        }
+        return;
+    }
+}
+
+}  // namespace
+
 config load_config(const env_lookup& env) {
     struct rejected {
         const setting_spec* spec;
@@ -369,10 +434,11 @@ config load_config(const env_lookup& env) {
             cfg.sources[std::string(spec.name)] = spec.source_when_set;
         }
     }
+    read_job_place(env, cfg);
     // Warn only now, so "using …" shows the value the finished configuration really uses.
     for (const rejected& r : bad) {
         report_once({report_level::warning, report_category::config, r.spec->warning_id,
-                     std::string(r.spec->name) + "='" + r.value + "' " + r.why,
+                     std::string(r.spec->name) + "='" + printable(r.value) + "' " + r.why,
                      (r.spec->print_used != nullptr ? r.spec->print_used : r.spec->print)(cfg)});
     }
     return cfg;
@@ -401,6 +467,11 @@ bool config_loading_on_this_thread() noexcept { return loading_on_this_thread; }
 int resolved_num_threads(const config& cfg, int cores) noexcept {
     if (cfg.num_threads > 0) return cfg.num_threads;
     return std::max(cores, 1);
+}
+
+std::string describe_num_threads_source(const config& cfg, const topology& machine) {
+    if (cfg.num_threads == 0) return machine.default_threads_source();
+    return describe_num_threads_source(cfg, machine.from_hwloc());
 }
 
 std::string describe_num_threads_source(const config& cfg, bool from_hwloc) {

@@ -42,8 +42,23 @@ struct config {
     std::string omp_stats_file;    ///< ALOE_OMP_STATS: region and loop sites as JSON at exit
     std::string omp_summary_file;  ///< ALOE_OMP_SUMMARY: the per-site table at exit ("-": stderr)
     std::string trace_file;        ///< ALOE_TRACE: Chrome trace-event JSON at exit
+    /// ALOE_OMP_SCHEDULE: the interposer's choice for every loop (`program`, `forward` or an
+    /// aloe schedule); `aloe run --schedule` sets it. Empty: ALOE_SCHEDULE, else `program`.
+    std::string omp_schedule;
+    /// ALOE_OMP_REPORT_DIR: set by `aloe run`; every interposed process writes its own
+    /// report into this private folder, and `aloe run` merges them.
+    std::string omp_report_dir;
+    /// ALOE_SITE_LIMIT: loop sites whose history and statistics are kept in full; colder
+    /// ones beyond it are folded (src/loop/site_registry.hpp).
+    std::int64_t site_limit = 4096;
     std::string verbose;       ///< ALOE_VERBOSE: report categories shown at info level
     bool display_env = false;  ///< ALOE_DISPLAY_ENV: print the effective settings at start-up
+    /// This process's place in a parallel job, from its launcher's variables (mpirun, srun,
+    /// Hydra); read here because no other file reads the environment. Output file names use
+    /// it so that the ranks of a job never write the same file (output_path.hpp).
+    int job_rank = -1;          ///< -1: not launched as one rank of a job
+    int job_size = 0;           ///< ranks in the job; 0: unknown
+    std::string job_rank_from;  ///< the variable job_rank came from, e.g. "OMPI_COMM_WORLD_RANK"
     /// Where each variable's value came from, by variable name; a name that is absent has
     /// its default. (The ALOE_NUM_THREADS row shows num_threads_source instead, the source
     /// of the effective thread count.)
@@ -73,10 +88,19 @@ const config& current_config();
 bool config_loading_on_this_thread() noexcept;
 
 /// The team size `cfg` asks for: num_threads, or `cores` when it is 0 (never below 1).
+/// Pass topology::default_threads() as `cores`: the allowed cores, fewer under a cgroup CPU
+/// quota. An explicit count wins even when it exceeds them (as in libgomp).
 int resolved_num_threads(const config& cfg, int cores) noexcept;
 
-/// Where resolved_num_threads() came from, in words: "ALOE_NUM_THREADS",
-/// "OMP_NUM_THREADS", "API" or "hwloc cores" (or "online CPUs" when `from_hwloc` is false).
+class topology;
+
+/// Where resolved_num_threads(cfg, machine.default_threads()) came from, in words:
+/// "ALOE_NUM_THREADS", "OMP_NUM_THREADS", "API", or machine.default_threads_source()
+/// ("hwloc cores", "allowed cores (affinity mask)", "cgroup CPU quota 1.5 CPUs", ...).
+std::string describe_num_threads_source(const config& cfg, const topology& machine);
+
+/// The same without the limits: "hwloc cores" (or "online CPUs" when `from_hwloc` is
+/// false) for the default. Kept for callers that have no topology.
 std::string describe_num_threads_source(const config& cfg, bool from_hwloc);
 
 /// One row of the settings table, as shown by ALOE_DISPLAY_ENV and the docs.

@@ -1,5 +1,8 @@
 #include "runtime/counters.hpp"
 
+#include "runtime/team.hpp"
+
+#include <atomic>
 #include <deque>
 #include <mutex>
 
@@ -12,8 +15,19 @@ struct registry {
     std::deque<counter> counters;  // deque: references stay valid as it grows
 };
 
+// The registry as the fork hooks see it: they must not go through the_registry()'s guarded
+// static (a fork during its first use would wait on the guard for ever in the child).
+constinit std::atomic<registry*> for_fork{nullptr};
+void lock_for_fork() noexcept { for_fork.load(std::memory_order_acquire)->mutex.lock(); }
+void unlock_after_fork() noexcept { for_fork.load(std::memory_order_acquire)->mutex.unlock(); }
+
 registry& the_registry() {
-    static registry* r = new registry;  // lives to exit: counters are read by atexit reports
+    static registry* const r = [] {
+        auto* made = new registry;  // lives to exit: counters are read by atexit reports
+        for_fork.store(made, std::memory_order_release);
+        register_fork_hooks(fork_rank::counters, {&lock_for_fork, &unlock_after_fork, &unlock_after_fork});
+        return made;
+    }();
     return *r;
 }
 

@@ -6,6 +6,7 @@
 #include "runtime/machine_caps.hpp"
 
 #include "runtime/report.hpp"
+#include "runtime/small_file.hpp"
 
 #include <dlfcn.h>
 #include <linux/perf_event.h>
@@ -30,38 +31,6 @@ constexpr std::string_view counters_fallback = "clock-based timing (software eve
 constexpr std::string_view cpufreq_fallback = "no DVFS: frequency policies report and stay off";
 constexpr std::string_view rapl_fallback = "no energy readings: power models use time only";
 constexpr std::string_view mpi_fallback = "single process: slack-conscious scheduling off";
-
-// `relative` (no leading slash) under `root`; "/" and "" both mean the real root.
-fs::path under(const std::string& root, std::string_view relative) {
-    return fs::path(root.empty() ? "/" : root) / fs::path(relative);
-}
-
-std::string trim_line(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' ||
-                          s.back() == '\t')) {
-        s.pop_back();
-    }
-    return s;
-}
-
-struct read_result {
-    std::optional<std::string> text;  // the file's contents, trailing blanks removed
-    int error = 0;                    // errno when it could not be read
-};
-
-read_result read_small_file(const fs::path& path) {
-    std::FILE* f = std::fopen(path.c_str(), "r");
-    if (f == nullptr) return {std::nullopt, errno};
-    std::string text;
-    char buf[256];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    const bool failed = std::ferror(f) != 0;
-    const int err = errno;
-    std::fclose(f);
-    if (failed) return {std::nullopt, err};
-    return {trim_line(std::move(text)), 0};
-}
 
 // --- hardware counters --------------------------------------------------------------------
 
@@ -89,7 +58,7 @@ capability probe_counters(const probe_options& opts) {
     std::string pmu;
     for (std::string_view name : pmu_names) {
         std::error_code ec;
-        if (fs::exists(under(opts.sysfs_root, "sys/bus/event_source/devices") / name, ec)) {
+        if (fs::exists(under_root(opts.sysfs_root, "sys/bus/event_source/devices") / name, ec)) {
             pmu = name;
             break;
         }
@@ -113,17 +82,17 @@ capability probe_counters(const probe_options& opts) {
 capability probe_cpufreq(const probe_options& opts) {
     capability cap{"cpufreq", false, "", ""};
     constexpr std::string_view dir = "sys/devices/system/cpu/cpu0/cpufreq";
-    const fs::path base = under(opts.sysfs_root, dir);
-    const read_result driver = read_small_file(base / "scaling_driver");
+    const fs::path base = under_root(opts.sysfs_root, dir);
+    const small_file driver = read_small_file(base / "scaling_driver");
     if (!driver.text || driver.text->empty()) {
         cap.detail = "no " + std::string(dir) + "/scaling_driver";
         return cap;
     }
     cap.available = true;
     cap.detail = "driver " + *driver.text;
-    const read_result governor = read_small_file(base / "scaling_governor");
+    const small_file governor = read_small_file(base / "scaling_governor");
     cap.detail += ", governor " + governor.text.value_or("unknown");
-    const read_result freqs = read_small_file(base / "scaling_available_frequencies");
+    const small_file freqs = read_small_file(base / "scaling_available_frequencies");
     std::vector<long long> khz;
     if (freqs.text) {
         std::istringstream in(*freqs.text);
@@ -143,7 +112,7 @@ capability probe_cpufreq(const probe_options& opts) {
 
 capability probe_rapl(const probe_options& opts) {
     capability cap{"rapl", false, "", ""};
-    const fs::path powercap = under(opts.sysfs_root, "sys/class/powercap");
+    const fs::path powercap = under_root(opts.sysfs_root, "sys/class/powercap");
     std::vector<fs::path> zones;
     std::error_code ec;
     for (fs::directory_iterator it(powercap, ec), end; !ec && it != end; it.increment(ec)) {
@@ -156,7 +125,7 @@ capability probe_rapl(const probe_options& opts) {
     int domains = 0;
     std::string unreadable;
     for (const fs::path& zone : zones) {
-        const read_result energy = read_small_file(zone / "energy_uj");
+        const small_file energy = read_small_file(zone / "energy_uj");
         if (!energy.text) {
             if (unreadable.empty() && energy.error != ENOENT) {
                 unreadable = zone.filename().string() + "/energy_uj: " + std::strerror(energy.error);
@@ -164,7 +133,7 @@ capability probe_rapl(const probe_options& opts) {
             continue;
         }
         ++domains;
-        const read_result name = read_small_file(zone / "name");
+        const small_file name = read_small_file(zone / "name");
         if (!readable.empty()) readable += ", ";
         readable += name.text.value_or(zone.filename().string());
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace aloe::runtime {
@@ -21,13 +22,20 @@ std::uint64_t work(std::uint64_t units, std::uint64_t x) noexcept {
 // Keeps the results alive; one per thread, since `aloe noise` measures every CPU at once.
 thread_local volatile std::uint64_t sink;
 
-double percentile(std::vector<double> sorted_copy, double q) {
-    std::sort(sorted_copy.begin(), sorted_copy.end());
-    const double pos = q * static_cast<double>(sorted_copy.size() - 1);
+// The q-quantile of an already sorted, non-empty sample, interpolated between neighbours.
+double percentile(const std::vector<double>& sorted, double q) {
+    const double pos = q * static_cast<double>(sorted.size() - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const std::size_t hi = std::min(lo + 1, sorted_copy.size() - 1);
+    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
     const double frac = pos - static_cast<double>(lo);
-    return sorted_copy[lo] * (1 - frac) + sorted_copy[hi] * frac;
+    return sorted[lo] * (1 - frac) + sorted[hi] * frac;
+}
+
+// One sorted copy serves every quantile (the trace can hold millions of samples).
+std::vector<double> sorted_copy(const std::vector<double>& values) {
+    std::vector<double> out = values;
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 // Shared by both methods: `delay_us[i]` is how late sample i was; `measured_us` the total.
@@ -57,11 +65,14 @@ noise_summary summarize_fwq(const std::vector<double>& durations_ns, int cpu, do
     s.samples = durations_ns.size();
     std::vector<double> us(durations_ns.size());
     std::transform(durations_ns.begin(), durations_ns.end(), us.begin(), [](double ns) { return ns * 1e-3; });
-    // The 5th percentile, not the minimum: one lucky sample must not set the baseline.
-    s.quantum_us = percentile(us, 0.05);
-    s.p50_us = percentile(us, 0.5);
-    s.p99_us = percentile(us, 0.99);
-    s.max_us = *std::max_element(us.begin(), us.end());
+    {
+        const std::vector<double> sorted = sorted_copy(us);
+        // The 5th percentile, not the minimum: one lucky sample must not set the baseline.
+        s.quantum_us = percentile(sorted, 0.05);
+        s.p50_us = percentile(sorted, 0.5);
+        s.p99_us = percentile(sorted, 0.99);
+        s.max_us = sorted.back();
+    }
     std::vector<double> delay(us.size());
     double measured = 0;
     for (std::size_t i = 0; i < us.size(); ++i) {
@@ -85,11 +96,24 @@ noise_summary summarize_ftq(const std::vector<std::uint64_t>& work_done, double 
     std::vector<double> delay(work_done.size());
     for (std::size_t i = 0; i < work_done.size(); ++i)
         delay[i] = best > 0 ? (best - static_cast<double>(work_done[i])) / best * slice_us : 0;
-    s.p50_us = percentile(delay, 0.5);
-    s.p99_us = percentile(delay, 0.99);
-    s.max_us = *std::max_element(delay.begin(), delay.end());
+    {
+        const std::vector<double> sorted = sorted_copy(delay);
+        s.p50_us = percentile(sorted, 0.5);
+        s.p99_us = percentile(sorted, 0.99);
+        s.max_us = sorted.back();
+    }
     fill_events(s, delay, threshold_fraction * slice_us, slice_us * static_cast<double>(work_done.size()));
     return s;
+}
+
+std::size_t samples_in(double seconds, double quantum_us) noexcept {
+    if (!(seconds > 0) || !(quantum_us > 0) || !std::isfinite(seconds) || !std::isfinite(quantum_us)) return 0;
+    // A part in 10^9 more: decimal inputs are inexact in binary, and 0.003 s of 1000 µs slices
+    // must give the 3 the user meant even where the quotient comes out as 2.9999….
+    const double n = std::floor(seconds * 1e6 / quantum_us * (1 + 1e-9));
+    // Compared as doubles: SIZE_MAX converts up to 2^64 exactly, and any n at or past it saturates.
+    if (!(n < static_cast<double>(std::numeric_limits<std::size_t>::max()))) return std::numeric_limits<std::size_t>::max();
+    return static_cast<std::size_t>(n);
 }
 
 std::uint64_t calibrate_work_units(double quantum_us) {

@@ -5,6 +5,7 @@
 // tested on recorded traces and `aloe noise` and the adaptive probes share one definition.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,17 @@ noise_summary summarize_fwq(const std::vector<double>& durations_ns, int cpu, do
 /// than threshold_fraction of its time is an event.
 noise_summary summarize_ftq(const std::vector<std::uint64_t>& work_done, double slice_us, int cpu,
                             double threshold_fraction = 0.05);
+
+/// Whole quanta of `quantum_us` in `seconds`: floor(seconds · 10^6 / quantum_us), 0 when not
+/// even one fits or an argument is not a positive finite number, saturated at SIZE_MAX. The
+/// caller checks it is at least 1 before measuring (the summaries refuse an empty trace).
+std::size_t samples_in(double seconds, double quantum_us) noexcept;
+
+/// Most samples one CPU takes per method in `aloe noise`: a trace costs 8 bytes per sample
+/// and its summary about 3 times that again, so 2^22 samples is ~130 MB per CPU at the peak;
+/// that is 42 s of the default 10 µs quanta, past which a longer quantum says as much. A
+/// guess at what a node's memory per core bears, not a measurement.
+inline constexpr std::size_t max_samples_per_cpu = std::size_t{1} << 22;
 
 /// Work units that take about `quantum_us` on this CPU (calibrated on the caller's thread).
 std::uint64_t calibrate_work_units(double quantum_us);

@@ -21,6 +21,13 @@
 // restoring the original mask (counter `team.cpu_moves`). Checking only after a futex
 // wake-up was tried and left pairs that met mid-batch together (balanced loops 1.3x
 // libgomp). Workers sharing a CPU with each other are left to the kernel.
+//
+// After fork() (README "After fork()"): the child keeps only the thread that called fork(),
+// so a team made before it has no workers there. This file's pthread_atfork handler (one
+// per copy of aloe in the process: libaloe and libaloe-gomp.so each arm their own, over
+// their own state) takes the process-wide locks a child's first loop needs, in fork_rank
+// order, and in the child bumps fork_generation(): a team made in an older generation is
+// not usable (its loops run serially, W010) and team::global() builds a fresh process team.
 #pragma once
 
 #include "runtime/arena.hpp"
@@ -62,12 +69,17 @@ public:
 
     const wait_settings& waiting() const noexcept { return wait_; }
 
+    /// False in a child forked after this team was made: its workers are not there.
+    bool usable() const noexcept;
+
 private:
     void worker_main(int worker);
+    [[noreturn, gnu::cold]] void returned_after_fork(int worker) const noexcept;
     void step_off(int cpu) noexcept;  // move this thread off `cpu` (placement repair)
     void stop_workers() noexcept;
 
     const int size_;
+    const std::uint32_t born_in_;  // fork_generation() when the team was made
     wait_settings wait_;
 
     alignas(cache_line) std::atomic<std::uint32_t> fork_gen_{0};
@@ -89,7 +101,33 @@ private:
 };
 
 /// The number of workers the process team gets: ALOE_NUM_THREADS, else OMP_NUM_THREADS,
-/// else the cores hwloc reports.
+/// else topology::default_threads(): the allowed cores (affinity mask, cgroup cpuset), fewer
+/// under a cgroup CPU quota.
 int default_team_size();
+
+/// How many fork()s separate this process from the one this copy of aloe started in: 0
+/// there, one more in each child (the atfork child handler adds it). Relaxed load.
+std::uint32_t fork_generation() noexcept;
+
+/// The modules that take locks around fork(), in the order they take them. It is the order
+/// the code nests those locks in: the process team's creation (built in, first), the site
+/// registry and then its sites, then the counter registry and the report module, which are
+/// always taken innermost. Prepare handlers run in ascending rank, parent and child
+/// handlers in descending rank.
+enum class fork_rank : int { loop_sites = 10, counters = 20, reports = 30 };
+
+/// One module's handlers around fork(): `prepare` takes its locks in the parent just before
+/// fork(); `parent` and `child` release them just after it, in each process (`child` may
+/// also reset state: only the forking thread is left). They run with the lower ranks' locks
+/// held, so they must not take those; they must not allocate, report or throw.
+struct fork_hooks {
+    void (*prepare)() noexcept;
+    void (*parent)() noexcept;
+    void (*child)() noexcept;
+};
+
+/// Registers `hooks` at `rank` (once per module, when its state is created; a second call
+/// for a rank is ignored) and arms the atfork handler. Thread-safe.
+void register_fork_hooks(fork_rank rank, const fork_hooks& hooks) noexcept;
 
 }  // namespace aloe::runtime

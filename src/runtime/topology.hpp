@@ -1,30 +1,69 @@
-// The machine's cores, found by hwloc, and binding of worker threads to them.
+// The machine's cores, found by hwloc, the part of them this process may use, and binding
+// of worker threads to them.
 //
-// hwloc is the one source of topology; when it fails, one core per online CPU is assumed
-// and that fallback is reported once.
+// hwloc is the one source of topology; when it fails, one core per allowed CPU is assumed
+// and that fallback is reported once. What the process may use comes from
+// cpu_allowance.hpp (the affinity mask captured at load, the cgroup cpuset and CPU quota)
+// intersected with hwloc's allowed cpuset; cores are numbered among the allowed ones only,
+// so worker i bound "close" goes to allowed core i and never outside the mask.
 #pragma once
 
+#include "runtime/cgroup_limits.hpp"
+
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace aloe::runtime {
 
 enum class proc_bind_kind;
+struct cpu_allowance;
+
+/// How much hardware: what the machine has, or what this process may use of it.
+struct hardware_counts {
+    int packages = 1;
+    int numa_nodes = 1;
+    int cores = 1;             ///< a machine without Core objects counts each thread as one
+    int processing_units = 1;  ///< hardware threads (what the kernel calls CPUs)
+};
 
 class topology {
 public:
-    /// Discovers this machine (or, for tests, loads an hwloc XML file when `xml_path` is
-    /// not empty).
+    /// Discovers this machine, limited by process_cpu_allowance(); or, for tests, loads an
+    /// hwloc XML file when `xml_path` is not empty, limited by its allowed cpuset only.
     explicit topology(const std::string& xml_path = {});
+    /// The same with the limits given instead (tests: a narrowed mask, a cgroup quota).
+    topology(const std::string& xml_path, const cpu_allowance& limits);
     ~topology();
     topology(const topology&) = delete;
     topology& operator=(const topology&) = delete;
 
-    int cores() const noexcept;           ///< physical cores usable by this process
-    int processing_units() const noexcept;///< hardware threads usable by this process
-    int packages() const noexcept;
-    int numa_nodes() const noexcept;
+    // What this process may use. A core counts when one of its hardware threads is allowed.
+    int cores() const noexcept;            ///< allowed cores
+    int processing_units() const noexcept; ///< allowed hardware threads
+    int packages() const noexcept;         ///< packages with an allowed core
+    int numa_nodes() const noexcept;       ///< NUMA nodes with an allowed core
+    /// OS numbers of the allowed hardware threads, ascending.
+    const std::vector<int>& allowed_cpus() const noexcept;
+    /// What made the allowed CPUs fewer than the machine's, in the order applied: "cgroup
+    /// cpuset", "affinity mask", "OpenMP places", "allowed cpuset of the XML file"; empty
+    /// when nothing did.
+    const std::vector<std::string>& limited_by() const noexcept;
+    /// The cgroup CPU quota, when one is set.
+    const std::optional<cpu_quota>& quota() const noexcept;
+    cgroup_layout cgroups() const noexcept;
+
+    /// The team size when none is asked for: cores(), or ceil(quota) when a cgroup CPU
+    /// quota allows fewer (docs/configuration.md, "Team size"); at least 1.
+    int default_threads() const noexcept;
+    /// Where default_threads() comes from, in words: "hwloc cores", "allowed cores
+    /// (affinity mask)", "cgroup CPU quota 1.5 CPUs", "online CPUs" (the fallback), ...
+    std::string default_threads_source() const;
+
+    /// Everything hwloc sees on the machine, allowed to this process or not.
+    hardware_counts whole_machine() const noexcept;
+
     bool from_hwloc() const noexcept;     ///< false when the fallback is in use
     std::string describe() const;         ///< a few lines for `aloe info`
 
@@ -34,8 +73,8 @@ public:
     /// Binds the calling thread to core `core`. Returns false (and reports once) on failure.
     bool bind_current_thread(int core) const;
 
-    /// The OS indexes of the hardware threads of core `core` (what the kernel calls CPUs);
-    /// empty when `core` is out of range.
+    /// The OS indexes of the allowed hardware threads of core `core` (what the kernel calls
+    /// CPUs); empty when `core` is out of range.
     std::vector<int> cpus_of_core(int core) const;
 
     /// The topology of this process, discovered on first use.

@@ -1,5 +1,7 @@
 #include "runtime/wait_policy.hpp"
 
+#include "runtime/report.hpp"
+
 #include <algorithm>
 
 #include <sched.h>
@@ -35,7 +37,19 @@ bool changed(const std::atomic<std::uint32_t>& word, std::uint32_t old) {
 wait_settings wait_settings::from_config(const config& cfg, int threads, int cores) {
     wait_settings ws;
     ws.kind = cfg.wait_policy;
+    // `cores`: the cores this process may use (topology::cores(): within the affinity mask
+    // and the cgroup cpuset), not the machine's.
     ws.oversubscribed = cores > 0 && threads > cores;
+    if (ws.oversubscribed) {
+        // Info, not a warning: an explicit count is the user's choice (libgomp and libomp
+        // accept it silently), and `aloe info` always shows it; see docs/configuration.md.
+        const std::string source = cfg.num_threads == threads ? describe_num_threads_source(cfg, true) : "API";
+        report_once({report_level::info, report_category::topology, "I204",
+                     "a team of " + std::to_string(threads) + " threads (" + source + ") on " +
+                         std::to_string(cores) + (cores == 1 ? " allowed core" : " allowed cores") +
+                         " is oversubscribed",
+                     "waiting that yields the CPU, without the pure spin"});
+    }
     // Oversubscribed, a waiter always shares a CPU with someone: skip the pure spin.
     ws.spin_ticks = us_to_ticks(ws.oversubscribed ? 0 : std::min<std::int64_t>(cfg.spin_us, pure_spin_us));
     ws.yield_ticks = us_to_ticks(cfg.spin_us);

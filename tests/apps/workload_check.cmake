@@ -6,7 +6,7 @@
 #
 # Under `aloe run` (the libgomp interposer): -DALOE=<aloe tool> -DALOE_SCHEDULE=<S> runs every
 # non-serial run as `aloe run --schedule S --threads THREADS --summary none -- APP …`, and
-# checks besides that the record saw the interposer loaded with ALOE_SCHEDULE=S (both must
+# checks besides that the record saw the interposer loaded with ALOE_OMP_SCHEDULE=S (both must
 # survive the app's re-execution of itself), that libgomp was the OpenMP library, and, for
 # `--schedule runtime`, that the record names the run-sched-var it ran under.
 cmake_minimum_required(VERSION 3.22)
@@ -45,7 +45,7 @@ function(run_once runtime schedule out_checksum)
   if(wrap)
     string(JSON library ERROR_VARIABLE no GET "${out}" openmp_library)
     string(JSON interposer ERROR_VARIABLE no GET "${out}" interposer library)
-    string(JSON told ERROR_VARIABLE no GET "${out}" interposer ALOE_SCHEDULE)
+    string(JSON told ERROR_VARIABLE no GET "${out}" interposer ALOE_OMP_SCHEDULE)
     if(NOT library MATCHES "^libgomp")
       message(FATAL_ERROR "${what}: the OpenMP library was '${library}', not libgomp\n${out}")
     endif()
@@ -54,7 +54,7 @@ function(run_once runtime schedule out_checksum)
                           "survive the app's re-execution?)\n${out}\n${err}")
     endif()
     if(NOT told STREQUAL ALOE_SCHEDULE)
-      message(FATAL_ERROR "${what}: the app saw ALOE_SCHEDULE='${told}'\n${out}")
+      message(FATAL_ERROR "${what}: the app saw ALOE_OMP_SCHEDULE='${told}'\n${out}")
     endif()
     if(schedule MATCHES "^runtime")
       string(JSON value ERROR_VARIABLE no GET "${out}" runtime_schedule value)

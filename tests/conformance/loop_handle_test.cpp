@@ -225,6 +225,32 @@ TEST(ConformanceLoopHandle, EmptyRangeReturnsFalseAtOnceForEveryThread) {
     }
 }
 
+TEST(ConformanceLoopHandle, EmptyRangeCountsOneEmptyInvocationPerHandle) {
+    // Every handle is one time the program reached the loop, whichever threads ask.
+    const aloe::loop_site site("conformance/loop-handle/empty");
+    constexpr int threads = 4, handles = 3;
+    for (int k = 0; k < handles; ++k) {
+        aloe::loop_handle h(10, 10, "staggered,fs=0.5", site);
+        std::vector<std::thread> pool;
+        for (int tid = 0; tid < threads; ++tid)
+            pool.emplace_back([&, tid] {
+                aloe::subrange sub;
+                EXPECT_FALSE(h.next(tid, threads, sub));
+                EXPECT_FALSE(h.next(tid, threads, sub));
+            });
+        for (std::thread& t : pool) t.join();
+    }
+    aloe::loop_handle full(0, 100, "staggered,fs=0.5", site);
+    coverage c(0, 100, 1, threads);
+    EXPECT_EQ(drive(full, threads, c), "");
+    const auto st = aloe::stats_of(site);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_EQ(st->empty_invocations, static_cast<std::uint64_t>(handles));
+    EXPECT_EQ(st->invocations, 1u);
+    EXPECT_EQ(st->iterations, 100u);
+    EXPECT_EQ(st->calls(), static_cast<std::uint64_t>(handles + 1));
+}
+
 TEST(ConformanceLoopHandle, SiteStatisticsRecordedWhenTheLastThreadIsDone) {
     const aloe::loop_site site("conformance/loop-handle/stats");
     constexpr int threads = 3, runs = 4;

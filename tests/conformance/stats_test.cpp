@@ -126,6 +126,47 @@ TEST(ConformanceStats, StaggeredStealsFromABlockedThread) {
     EXPECT_EQ(sum_iterations(st->last), static_cast<std::uint64_t>(n));
 }
 
+TEST(ConformanceStats, EmptyLoopsCountAsEmptyInvocations) {
+    // A call with no iteration is a call: calls() is how often the program reached the loop.
+    aloe::team t(3);
+    const aloe::loop_site site("conformance/stats/empty");
+    aloe::parallel_for(t, 0, 1, 1, "static", [](std::int64_t) {});  // registers the counters
+    const std::uint64_t empty_before = counter("loop.empty_runs");
+    const std::uint64_t runs_before = counter("loop.parallel_runs") + counter("loop.serial_runs");
+    bool ran = false;
+    for (const char* spec : {"static", "dynamic,chunk=3", "adaptive"})
+        aloe::parallel_for(t, 7, 7, 1, spec, [&](std::int64_t) { ran = true; }, site);
+    aloe::parallel_for(t, 10, 0, -1, "guided", [&](std::int64_t) {}, site);  // 10 iterations
+    aloe::parallel_for(t, 0, -5, 1, "static", [&](std::int64_t) { ran = true; }, site);
+    EXPECT_FALSE(ran);
+    const auto st = aloe::stats_of(site);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_EQ(st->empty_invocations, 4u);
+    EXPECT_EQ(st->invocations + st->serial_invocations, 1u);
+    EXPECT_EQ(st->iterations, 10u);
+    EXPECT_EQ(st->calls(), 5u);
+    EXPECT_EQ(counter("loop.empty_runs") - empty_before, 4u);
+    EXPECT_EQ(counter("loop.parallel_runs") + counter("loop.serial_runs") - runs_before, 1u)
+        << "an empty call is neither a parallel nor a serial run";
+    EXPECT_NE(aloe::stats_json().find("\"empty_invocations\": 4"), std::string::npos);
+}
+
+TEST(ConformanceStats, ProbeSitesOfTheAdaptiveScheduleAreNotListed) {
+    // The first adaptive loop on a team of more than one thread runs the probes (loops of
+    // their own); they count, but the user's listings do not show them.
+    aloe::team t(2);
+    aloe::parallel_for(t, 0, 1000, "adaptive", [](std::int64_t) {}, aloe::loop_site("conformance/stats/probed"));
+    ASSERT_TRUE(aloe::stats_of(aloe::loop_site("aloe.probe.static")).has_value())
+        << "the probes ran in this process and are found by name";
+    bool user_site_listed = false;
+    for (const aloe::site_stats& s : aloe::all_site_stats()) {
+        EXPECT_NE(s.site.rfind("aloe.probe.", 0), 0u) << s.site;
+        user_site_listed = user_site_listed || s.site == "conformance/stats/probed";
+    }
+    EXPECT_TRUE(user_site_listed);
+    EXPECT_EQ(aloe::stats_json().find("aloe.probe."), std::string::npos);
+}
+
 TEST(ConformanceStats, IterationCounterGrowsByTheLoopCount) {
     aloe::team t(2);
     aloe::parallel_for(t, 0, 1, 1, "static", [](std::int64_t) {});  // registers the counters

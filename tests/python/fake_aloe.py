@@ -1,6 +1,6 @@
 """A stand-in for the aloe tool: fixed `info --json` and `noise --json --quick` output, and
 `run [--schedule S] [--threads N] [--summary …] -- PROG ARGS` as `aloe run` does it
-(ALOE_SCHEDULE, ALOE_NUM_THREADS and OMP_NUM_THREADS set, the exit status passed through),
+(ALOE_OMP_SCHEDULE, ALOE_NUM_THREADS and OMP_NUM_THREADS set, the exit status passed through),
 with the preloaded interposer faked by FAKE_ALOE_INTERPOSER=libaloe-gomp.so (fake_app.py
 reports it).
 
@@ -37,7 +37,7 @@ def run(argv):
     if not program:
         print("aloe run: no program after --", file=sys.stderr)
         return 2
-    env = dict(os.environ, ALOE_SCHEDULE=options["--schedule"])
+    env = dict(os.environ, ALOE_OMP_SCHEDULE=options["--schedule"])
     if options["--threads"]:
         env |= {"ALOE_NUM_THREADS": options["--threads"], "OMP_NUM_THREADS": options["--threads"]}
     if not os.environ.get("FAKE_ALOE_NO_PRELOAD"):

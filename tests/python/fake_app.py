@@ -13,7 +13,7 @@ cost when warmup + steps is short.
 
 `--runtime libgomp|libomp --schedule runtime` reads OMP_SCHEDULE (default dynamic,1) as the
 run-sched-var and records it (`runtime_schedule`); under the fake `aloe run`
-(FAKE_ALOE_INTERPOSER set) the record names the interposer and ALOE_SCHEDULE, and a `forward`
+(FAKE_ALOE_INTERPOSER set) the record names the interposer and ALOE_OMP_SCHEDULE, and a `forward`
 run costs 0.4% more than the same run-sched-var on plain libgomp.
 
 Environment (each names runs as "runtime:schedule", several separated by ';'):
@@ -110,7 +110,7 @@ def main(argv):
     duty = float(f["--background"].split(":")[1]) if "--background" in f else 0.0
     openmp = runtime in ("libgomp", "libomp")
     interposer = os.environ.get("FAKE_ALOE_INTERPOSER") if openmp else None
-    aloe_schedule = os.environ.get("ALOE_SCHEDULE")
+    aloe_schedule = os.environ.get("ALOE_OMP_SCHEDULE")
     sched_var = os.environ.get("OMP_SCHEDULE") or "dynamic,1"
     if openmp and schedule == "runtime":
         kind, _, chunk = sched_var.removeprefix("nonmonotonic:").partition(",")
@@ -160,7 +160,7 @@ def main(argv):
                        "seconds": s} for i, (w, s) in enumerate(zip(walk, loop_s))
                       ][:MAX_TUNING_STEPS]}]
     if openmp:
-        record["interposer"] = ({"library": interposer, "ALOE_SCHEDULE": aloe_schedule}
+        record["interposer"] = ({"library": interposer, "ALOE_OMP_SCHEDULE": aloe_schedule}
                                 if interposer else None)
         if schedule == "runtime":
             record["runtime_schedule"] = runtime_schedule

@@ -55,7 +55,7 @@ if "--calibrate" in args:
     print(json.dumps({"units_per_ns": 0.5}))
     sys.exit(0)
 loops = int(args[args.index("--loops") + 1])
-cost = {"forward": 1.005, "program": 0.98}.get(os.environ.get("ALOE_SCHEDULE"), 1.0)
+cost = {"forward": 1.005, "program": 0.98}.get(os.environ.get("ALOE_OMP_SCHEDULE"), 1.0)
 print(json.dumps({"wall_s": loops * 1e-3 * cost, "checksum": "00ab",
                   "run_sched_var": os.environ.get("OMP_SCHEDULE")}))
 '''
@@ -93,7 +93,7 @@ def test_a_run_against_fakes(tmp_path, capsys):
 
 def test_a_wrong_checksum_fails(tmp_path):
     (tmp_path / "prog.py").write_text(FAKE_PROGRAM.replace(
-        '"00ab"', '"00ab" if os.environ.get("ALOE_SCHEDULE") != "program" else "ffff"'))
+        '"00ab"', '"00ab" if os.environ.get("ALOE_OMP_SCHEDULE") != "program" else "ffff"'))
     prog = _script(tmp_path / "prog", tmp_path / "prog.py")
     aloe = _script(tmp_path / "aloe", HERE / "fake_aloe.py")
     status = gfo.main(["--binary", str(prog), "--aloe", str(aloe), "--reps", "2",

@@ -106,7 +106,7 @@ GOOD = {"runtime": "libgomp", "schedule": "runtime", "threads": 2, "ok": True,
         "checksum_bits": "00ff", "openmp_library": "libgomp.so.1", "total_s": 1.0,
         "step_s": [0.5, 0.5],
         "runtime_schedule": {"value": "dynamic,16", "kind": "dynamic", "chunk": 16},
-        "interposer": {"library": "libaloe-gomp.so", "ALOE_SCHEDULE": "forward"}}
+        "interposer": {"library": "libaloe-gomp.so", "ALOE_OMP_SCHEDULE": "forward"}}
 
 
 def _check(run, change=None):
@@ -129,7 +129,7 @@ def test_validation_of_aloe_run_records():
                for e in _check("aloe-run:forward@dynamic,16", {"interposer": None}))
     assert any("no aloe interposer loaded" in e
                for e in _check("aloe-run:forward@dynamic,16", {"interposer": "drop"}))
-    assert any("told ALOE_SCHEDULE='forward', expected 'adaptive'" in e
+    assert any("told ALOE_OMP_SCHEDULE='forward', expected 'adaptive'" in e
                for e in _check("aloe-run:adaptive@dynamic,16"))
     assert any("run-sched-var was 'dynamic,16', expected OMP_SCHEDULE='guided,16'" in e
                for e in _check("libgomp:runtime,guided,16"))
@@ -257,7 +257,7 @@ def test_bench_with_aloe_run_runs(bench, tmp_path):
     assert fwd[0]["command"].startswith("OMP_SCHEDULE=dynamic,4 ")
     assert " run --schedule forward --threads 2 --summary none -- " in fwd[0]["command"]
     assert fwd[0]["env"] == {"OMP_SCHEDULE": "dynamic,4"}
-    assert fwd[0]["record"]["interposer"]["ALOE_SCHEDULE"] == "forward"
+    assert fwd[0]["record"]["interposer"]["ALOE_OMP_SCHEDULE"] == "forward"
     # the harness's own OMP_SCHEDULE never leaks into a run
     adaptive = next(e for e in entries if e["schedule"] == "adaptive")
     assert adaptive["record"]["runtime_schedule"]["OMP_SCHEDULE"] is None

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 
 #include "runtime/config.hpp"
+#include "runtime/cpu_list.hpp"
 #include "runtime/json_text.hpp"
 #include "runtime/machine_caps.hpp"
 #include "runtime/topology.hpp"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,7 @@ struct info_report {
     const rt::config& cfg;
     int team_size;
     std::string team_size_source;
+    bool oversubscribed;  // more threads than allowed cores (an explicit count)
     std::vector<worker_place> workers;
     std::vector<rt::capability> caps;
     std::vector<rt::setting_row> settings;
@@ -44,9 +47,10 @@ struct info_report {
 info_report gather() {
     const rt::config& cfg = rt::current_config();
     const rt::topology& topo = rt::topology::machine();
-    info_report r{aloe::version(), topo, cfg, 0, {}, {}, rt::probe_machine(), rt::describe_settings(cfg)};
-    r.team_size = rt::resolved_num_threads(cfg, topo.cores());
-    r.team_size_source = rt::describe_num_threads_source(cfg, topo.from_hwloc());
+    info_report r{aloe::version(), topo, cfg, 0, {}, false, {}, rt::probe_machine(), rt::describe_settings(cfg)};
+    r.team_size = rt::resolved_num_threads(cfg, topo.default_threads());
+    r.team_size_source = rt::describe_num_threads_source(cfg, topo);
+    r.oversubscribed = r.team_size > topo.cores();
     for (int w = 0; w < r.team_size; ++w) {
         const int core = topo.core_for_worker(w, r.team_size, cfg.proc_bind);
         r.workers.push_back({w, core, core >= 0 ? topo.cpus_of_core(core) : std::vector<int>{}});
@@ -79,7 +83,12 @@ void print_text(const info_report& r, std::ostream& out) {
     out << "aloe " << r.version << "\n\ntopology\n" << indent(r.topo.describe());
 
     out << "\nteam (computed from the settings; not started)\n"
-        << "  size         " << r.team_size << " (" << r.team_size_source << ")\n"
+        << "  size         " << r.team_size << " (" << r.team_size_source;
+    if (r.oversubscribed) {
+        out << "; oversubscribed: this process may use " << r.topo.cores()
+            << (r.topo.cores() == 1 ? " core" : " cores");
+    }
+    out << ")\n"
         << "  wait policy  " << rt::to_string(r.cfg.wait_policy);
     if (r.cfg.wait_policy == rt::wait_policy_kind::hybrid) {
         out << ", spin " << r.cfg.spin_us << " us";
@@ -111,14 +120,27 @@ const char* boolean(bool b) { return b ? "true" : "false"; }
 void print_json(const info_report& r, std::ostream& out) {
     out << "{\n  \"version\": " << quote(r.version) << ",\n";
 
+    const rt::hardware_counts machine = r.topo.whole_machine();
     out << "  \"topology\": {\"from_hwloc\": " << boolean(r.topo.from_hwloc())
-        << ", \"packages\": " << r.topo.packages() << ", \"numa_nodes\": " << r.topo.numa_nodes()
-        << ", \"cores\": " << r.topo.cores()
-        << ", \"processing_units\": " << r.topo.processing_units()
-        << ", \"description\": " << quote(r.topo.describe()) << "},\n";
+        << ",\n    \"machine\": {\"packages\": " << machine.packages << ", \"numa_nodes\": " << machine.numa_nodes
+        << ", \"cores\": " << machine.cores << ", \"processing_units\": " << machine.processing_units << "}"
+        << ",\n    \"allowed\": {\"packages\": " << r.topo.packages() << ", \"numa_nodes\": " << r.topo.numa_nodes()
+        << ", \"cores\": " << r.topo.cores() << ", \"processing_units\": " << r.topo.processing_units()
+        << ", \"cpus\": " << quote(rt::format_cpu_list(r.topo.allowed_cpus())) << ", \"cpu_ids\": ["
+        << join(r.topo.allowed_cpus()) << "], \"limited_by\": [";
+    for (std::size_t i = 0; i < r.topo.limited_by().size(); ++i) out << (i == 0 ? "" : ", ") << quote(r.topo.limited_by()[i]);
+    out << "]},\n    \"cgroups\": {\"layout\": " << quote(rt::to_string(r.topo.cgroups())) << ", \"cpu_quota\": ";
+    if (const std::optional<rt::cpu_quota>& q = r.topo.quota()) {
+        out << "{\"cpus\": " << q->cpus_text() << ", \"quota_us\": " << q->quota_us << ", \"period_us\": "
+            << q->period_us << ", \"file\": " << quote(q->file) << "}";
+    } else {
+        out << "null";
+    }
+    out << "},\n    \"description\": " << quote(r.topo.describe()) << "},\n";
 
     out << "  \"team\": {\"started\": false, \"size\": " << r.team_size
         << ", \"size_source\": " << quote(r.team_size_source)
+        << ", \"oversubscribed\": " << boolean(r.oversubscribed)
         << ", \"wait_policy\": " << quote(rt::to_string(r.cfg.wait_policy))
         << ", \"spin_us\": " << r.cfg.spin_us
         << ", \"proc_bind\": " << quote(rt::to_string(r.cfg.proc_bind)) << ",\n    \"workers\": [";
@@ -151,8 +173,10 @@ void print_json(const info_report& r, std::ostream& out) {
 
 void print_info_usage(std::ostream& out) {
     out << "usage: aloe info [--json | --settings-markdown]\n\n"
-           "Shows the version, the topology, the team aloe would start (size, wait policy,\n"
-           "binding of each worker; no thread is started), the machine's optional\n"
+           "Shows the version, the topology (the whole machine, and the cores and CPUs this\n"
+           "process may use after the affinity mask, the cgroup cpuset and the cgroup CPU\n"
+           "quota), the team aloe would start (size and its source, wait policy, binding\n"
+           "of each worker; no thread is started), the machine's optional\n"
            "capabilities with the fallback used for each missing one, and the effective\n"
            "settings with their sources.\n\n"
            "  --json               the same, as one JSON object\n"

@@ -6,11 +6,14 @@
 #include "runtime/cpu_mask.hpp"
 #include "runtime/json_text.hpp"
 #include "runtime/noise_probe.hpp"
+#include "runtime/printable_text.hpp"
 
 #include <pthread.h>
 #include <sched.h>
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -38,7 +41,8 @@ void print_help() {
                  "work done in fixed time slices. Events are quanta delayed by more than half a\n"
                  "quantum (FWQ) or slices that lost more than 5% (FTQ); their mean length is the\n"
                  "delta a schedule must absorb.\n\n"
-                 "  --seconds S       time per method and CPU (default 2)\n"
+                 "  --seconds S       time per method and CPU (default 2); at least one quantum\n"
+                 "                    and slice, at most 4194304 of either per CPU\n"
                  "  --quantum-us Q    FWQ work quantum in microseconds (default 10)\n"
                  "  --slice-us T      FTQ time slice in microseconds (default 1000)\n"
                  "  --quick           0.5 s per method (what `aloe bench` records)\n"
@@ -47,9 +51,52 @@ void print_help() {
                  "  --json            one JSON object on stdout\n";
 }
 
-bool parse_positive(std::string_view text, double& out) {
-    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return ec == std::errc() && p == text.data() + text.size() && out > 0;
+// Shortest decimal that reads back as `x`, for messages: fixed notation as a user types it
+// (0.0005, 1000000), scientific only for extremes such as 1e-300.
+std::string decimal(double x) {
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::fixed);
+    if (ec != std::errc()) end = std::to_chars(buf, buf + sizeof buf, x).ptr;
+    return std::string(buf, end);
+}
+
+// A flag's number: plain decimal (as from_chars reads it: no sign but '-', no blanks, no
+// hex) and finite. Out-of-range values are the caller's to refuse, with the range.
+enum class number_check { ok, not_a_number, out_of_range };
+number_check parse_number(std::string_view text, double lo, double hi, double& out) {
+    double x = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+    if (end != text.data() + text.size() || text.empty() || std::isnan(x) ||
+        (ec != std::errc() && ec != std::errc::result_out_of_range))
+        return number_check::not_a_number;
+    if (ec == std::errc::result_out_of_range || !(x >= lo && x <= hi)) return number_check::out_of_range;
+    out = x;
+    return number_check::ok;
+}
+
+// Checked after every flag is read, since they limit one another: each method to be run
+// must take at least one sample (the summaries have nothing to say about none) and at
+// most rt::max_samples_per_cpu (the traces are kept whole). Empty when the plan is fine.
+std::string check_plan(const noise_options& o) {
+    struct method {
+        std::string_view name, flag, unit, units;
+        double quantum_us;
+    };
+    for (const method& m : {method{"fwq", "--quantum-us", "quantum", "quanta", o.quantum_us},
+                           method{"ftq", "--slice-us", "slice", "slices", o.slice_us}}) {
+        if (o.method != m.name && o.method != "both") continue;
+        const std::size_t n = rt::samples_in(o.seconds, m.quantum_us);
+        const std::string both = "--seconds " + decimal(o.seconds);
+        const std::string each = std::string(m.flag) + " " + decimal(m.quantum_us);
+        if (n == 0)
+            return both + " is shorter than one " + each + " " + std::string(m.unit) + " (" + std::string(m.name) +
+                   ")";
+        if (n > rt::max_samples_per_cpu)
+            return both + " is " + std::to_string(n) + " " + std::string(m.units) + " of " + each + " (" +
+                   std::string(m.name) + "), more than " + std::to_string(rt::max_samples_per_cpu) +
+                   " per CPU: lower --seconds or raise " + std::string(m.flag);
+    }
+    return {};
 }
 
 // One CPU's measurement, on a thread pinned there.
@@ -61,11 +108,11 @@ std::vector<rt::noise_summary> measure_cpu(int cpu, const noise_options& o) {
     std::vector<rt::noise_summary> out;
     if (o.method != "ftq") {
         const std::uint64_t units = rt::calibrate_work_units(o.quantum_us);
-        const auto samples = static_cast<std::size_t>(o.seconds * 1e6 / o.quantum_us);
+        const std::size_t samples = rt::samples_in(o.seconds, o.quantum_us);  // >= 1: check_plan
         out.push_back(rt::summarize_fwq(rt::run_fwq(units, samples), cpu));
     }
     if (o.method != "fwq") {
-        const auto slices = static_cast<std::size_t>(o.seconds * 1e6 / o.slice_us);
+        const std::size_t slices = rt::samples_in(o.seconds, o.slice_us);
         out.push_back(rt::summarize_ftq(rt::run_ftq(o.slice_us, slices), o.slice_us, cpu));
     }
     return out;
@@ -90,7 +137,7 @@ void print_json(const std::vector<rt::noise_summary>& all, const noise_options& 
 }
 
 void print_text(const std::vector<rt::noise_summary>& all, const noise_options& o, std::ostream& out) {
-    out << "machine noise, " << o.quantum_us << " us quanta, " << o.seconds << " s per method and CPU, "
+    out << "machine noise, " << decimal(o.quantum_us) << " us quanta, " << decimal(o.seconds) << " s per method and CPU, "
         << (o.one_at_a_time ? "one CPU at a time" : "all CPUs at once") << "\n";
     out << "method  cpu  quantum_us    p50_us    p99_us     max_us   lost%  events/s  event_mean_us\n";
     char line[160];
@@ -108,8 +155,19 @@ int noise_command(arguments args) {
     noise_options o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
-        // The word after a flag; empty when the flag is last (then rejected as not a value).
-        const auto value = [&]() -> std::string_view { return i + 1 < args.size() ? args[++i] : std::string_view(); };
+        // A number flag's value, checked against [lo, hi]; the message when it is not one.
+        const auto number = [&](double lo, double hi, std::string_view range, double& out) -> std::string {
+            if (i + 1 >= args.size()) return std::string(a) + " needs a value";
+            const std::string_view v = args[++i];
+            const std::string shown = std::string(a) + " '" + rt::printable(v) + "'";
+            switch (parse_number(v, lo, hi, out)) {
+            case number_check::ok: return {};
+            case number_check::not_a_number: return shown + " is not a number";
+            case number_check::out_of_range: return shown + " is not in " + std::string(range);
+            }
+            return shown;
+        };
+        std::string bad;
         if (a == "--help" || a == "-h") {
             print_help();
             return exit_ok;
@@ -120,26 +178,25 @@ int noise_command(arguments args) {
         } else if (a == "--one-at-a-time") {
             o.one_at_a_time = true;
         } else if (a == "--seconds") {
-            const std::string_view v = value();
-            if (!parse_positive(v, o.seconds) || o.seconds > 600)
-                return usage_error("noise: --seconds '" + std::string(v) + "' is not in (0, 600]", "noise");
+            // (0, 600]: from_chars gives no open bound, so 0 is refused by hand below.
+            bad = number(0, 600, "(0, 600]", o.seconds);
+            if (bad.empty() && !(o.seconds > 0)) bad = "--seconds '" + rt::printable(args[i]) + "' is not in (0, 600]";
         } else if (a == "--quantum-us") {
-            const std::string_view v = value();
-            if (!parse_positive(v, o.quantum_us) || o.quantum_us < 1 || o.quantum_us > 1e6)
-                return usage_error("noise: --quantum-us '" + std::string(v) + "' is not in [1, 1000000]", "noise");
+            bad = number(1, 1e6, "[1, 1000000]", o.quantum_us);
         } else if (a == "--slice-us") {
-            const std::string_view v = value();
-            if (!parse_positive(v, o.slice_us) || o.slice_us < 10 || o.slice_us > 1e6)
-                return usage_error("noise: --slice-us '" + std::string(v) + "' is not in [10, 1000000]", "noise");
+            bad = number(10, 1e6, "[10, 1000000]", o.slice_us);
         } else if (a == "--method") {
-            const std::string_view v = value();
+            if (i + 1 >= args.size()) return usage_error("noise: --method needs a value", "noise");
+            const std::string_view v = args[++i];
             if (v != "fwq" && v != "ftq" && v != "both")
-                return usage_error("noise: --method '" + std::string(v) + "': expected fwq, ftq or both", "noise");
+                return usage_error("noise: --method '" + rt::printable(v) + "': expected fwq, ftq or both", "noise");
             o.method = std::string(v);
         } else {
-            return usage_error("noise: unknown option '" + std::string(a) + "'", "noise");
+            return usage_error("noise: unknown option '" + rt::printable(a) + "'", "noise");
         }
+        if (!bad.empty()) return usage_error("noise: " + bad, "noise");
     }
+    if (const std::string bad = check_plan(o); !bad.empty()) return usage_error("noise: " + bad, "noise");
     const std::vector<int> cpus = rt::cpus_in_affinity_mask();
     std::vector<std::vector<rt::noise_summary>> per_cpu(cpus.size());
     if (o.one_at_a_time) {

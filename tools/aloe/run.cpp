@@ -2,14 +2,32 @@
 // with libaloe-gomp.so preloaded, passes its exit status through, and prints the
 // interposer's per-site summary when it ends.
 //
-// The options become the interposer's environment (ALOE_SCHEDULE, ALOE_NUM_THREADS and
-// OMP_NUM_THREADS, ALOE_OMP_RULES, ALOE_OMP_STATS, ALOE_TRACE, ALOE_OMP_SUMMARY); every
-// option is checked here first, so a typo stops before the program starts.
+// Everything the program will see is checked first (the options, and the ALOE_*/OMP_*
+// variables it inherits), so a typo stops before the program starts: exit 2, naming it.
+// The options become the interposer's environment (ALOE_OMP_SCHEDULE, ALOE_NUM_THREADS and
+// OMP_NUM_THREADS, ALOE_OMP_RULES, ALOE_TRACE, ALOE_OMP_REPORT_DIR); every process that loads
+// the interposer writes its own report into a private folder (run_reports.hpp), which this
+// command reads back when the program has ended and writes out as one summary, one
+// statistics file and one trace.
+//
+// Signals: those another process sends to aloe run (kill, timeout, Slurm, mpirun) are passed
+// on to the program; those the terminal sends already reach the program, which shares aloe
+// run's process group. The program is killed if aloe run dies (PR_SET_PDEATHSIG).
 #include "commands.hpp"
+#include "run_reports.hpp"
+
 #include "omp/loop_rules.hpp"
+#include "omp/process_report.hpp"
+#include "runtime/config.hpp"
+#include "runtime/output_file.hpp"
+#include "runtime/output_path.hpp"
+#include "runtime/printable_text.hpp"
+#include "runtime/report.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,9 +35,9 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,31 +55,47 @@ scheduling the worksharing loops that reach the runtime: schedule(dynamic), guid
 nonmonotonic, and combined parallel-for loops. Loops compiled as schedule(static) (GCC's
 default) never call the runtime; write schedule(runtime) to hand one to aloe.
 
-options:
+options (each also as --option=value):
   --schedule S       the loops' schedule: an aloe schedule (adaptive, staggered,fs=0.8, ...),
                      'program' (each loop's own schedule, run by aloe; the default) or
                      'forward' (libgomp runs every loop; aloe only measures)
   --threads N        team size of parallel regions that leave it to the runtime (1..4096)
   --rules FILE       per-loop-site schedules: lines '<site> <schedule>', site as printed in
                      the summary (module+0xOFFSET), file:line, or * (see docs/openmp.md)
-  --stats FILE       write region and loop sites as JSON at exit
+  --stats FILE       write region and loop sites of every process as JSON at exit
   --trace FILE       write a Chrome trace-event JSON (open it in ui.perfetto.dev)
   --summary WHERE    '-' (stderr, the default), a file, or 'none'
   --library PATH     the interposer to preload (default: the one installed with aloe)
 
-The program's exit status is passed through; death by a signal gives 128 + the signal.
+Defaults come from ALOE_OMP_SCHEDULE (else ALOE_SCHEDULE), ALOE_OMP_RULES, ALOE_OMP_STATS,
+ALOE_TRACE and ALOE_OMP_SUMMARY. File names may hold %p (process id), %r (MPI rank), %h
+(host); in a job of several ranks, the rank is added to a name that has neither.
+
+Every process of the program that loads the interposer (a shell's children, mpirun's local
+ranks) reports, and the outputs hold them all. The program's exit status is passed through;
+death by a signal gives 128 + the signal; an output that cannot be written turns a 0 into 1.
 )";
 
 struct run_options {
-    std::string schedule;
-    std::string threads;
-    std::string rules;
-    std::string stats;
-    std::string trace;
-    std::string summary = "-";
-    std::string library;
+    std::optional<std::string> schedule, threads, rules, stats, trace, summary, library;
     std::vector<std::string> program;
 };
+
+// What the program will run with, every value checked.
+struct run_plan {
+    omp::run_request request;
+    std::string choice_source;  // "--schedule", "ALOE_OMP_SCHEDULE", ...
+    bool choice_is_schedule = false;
+    bool drop_aloe_schedule = false;  // ALOE_SCHEDULE holds `program`/`forward`: not for aloe's loops
+    std::string rules;    // absolute; empty: none
+    std::string stats;    // absolute, expanded; empty: none
+    std::string trace;
+    std::string summary;  // "-", "none" or an absolute, expanded path
+    std::string library;
+};
+
+// A path the user gave, safe to print (control bytes and broken UTF-8 escaped).
+std::string quoted_path(const std::string& path) { return runtime::printable(path, runtime::printable_path_limit); }
 
 fs::path default_library() {
     std::error_code ec;
@@ -74,11 +108,21 @@ fs::path default_library() {
 std::string absolute(const std::string& path) {
     std::error_code ec;
     const fs::path p = fs::absolute(path, ec);
-    return ec ? path : p.string();
+    return ec ? path : p.lexically_normal().string();
 }
 
 // Parses the options; returns exit_ok or the usage error already printed.
 int parse(arguments args, run_options& o, bool& help) {
+    struct option_slot {
+        std::string_view name;
+        std::optional<std::string> run_options::*field;
+    };
+    static constexpr option_slot slots[] = {
+        {"--schedule", &run_options::schedule}, {"--threads", &run_options::threads},
+        {"--rules", &run_options::rules},       {"--stats", &run_options::stats},
+        {"--trace", &run_options::trace},       {"--summary", &run_options::summary},
+        {"--library", &run_options::library},
+    };
     std::size_t i = 0;
     for (; i < args.size(); ++i) {
         const std::string_view a = args[i];
@@ -91,91 +135,259 @@ int parse(arguments args, run_options& o, bool& help) {
             return exit_ok;
         }
         if (!a.starts_with("--")) break;
-        std::string* target = a == "--schedule"  ? &o.schedule
-                              : a == "--threads" ? &o.threads
-                              : a == "--rules"   ? &o.rules
-                              : a == "--stats"   ? &o.stats
-                              : a == "--trace"   ? &o.trace
-                              : a == "--summary" ? &o.summary
-                              : a == "--library" ? &o.library
-                                                 : nullptr;
-        if (target == nullptr) return usage_error("run: unknown option '" + std::string(a) + "'", "run");
-        if (i + 1 >= args.size()) return usage_error("run: " + std::string(a) + " needs a value", "run");
-        *target = std::string(args[++i]);
+        const std::size_t eq = a.find('=');
+        const std::string_view name = a.substr(0, eq);
+        const option_slot* slot = nullptr;
+        for (const option_slot& s : slots)
+            if (s.name == name) slot = &s;
+        if (slot == nullptr) return usage_error("run: unknown option '" + runtime::printable(name) + "'", "run");
+        std::string value;
+        if (eq != std::string_view::npos) {
+            value = std::string(a.substr(eq + 1));
+        } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
+            value = std::string(args[++i]);
+        } else {
+            // `--stats -- prog` or `--stats --trace t`: the value was forgotten, not named "--".
+            return usage_error("run: " + std::string(name) + " needs a value" +
+                                   (i + 1 < args.size() ? " (write " + std::string(name) + "=" +
+                                                              runtime::printable(args[i + 1]) +
+                                                              " for a value that starts with --)"
+                                                        : std::string()),
+                               "run");
+        }
+        if (value.empty()) return usage_error("run: " + std::string(name) + " needs a value, not an empty string", "run");
+        if (o.*(slot->field)) return usage_error("run: " + std::string(name) + " is given twice", "run");
+        o.*(slot->field) = value;
     }
     for (; i < args.size(); ++i) o.program.emplace_back(args[i]);
     if (o.program.empty()) return usage_error("run: no program given (aloe run [options] -- program args)", "run");
+    return exit_ok;
+}
 
-    if (!o.schedule.empty()) {
-        std::string error;
-        if (!omp::parse_loop_choice(o.schedule, error)) return usage_error("run: --schedule " + error, "run");
+// The environment as name -> value, in the order it came (a later duplicate wins, as getenv
+// would find the first: keep the first).
+using environment = std::vector<std::pair<std::string, std::string>>;
+
+environment current_environment() {
+    environment env;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+        const std::string_view entry(*e);
+        const std::size_t eq = entry.find('=');
+        if (eq == std::string_view::npos) continue;
+        const std::string name(entry.substr(0, eq));
+        bool seen = false;
+        for (const auto& [n, v] : env) seen = seen || n == name;
+        if (!seen) env.emplace_back(name, std::string(entry.substr(eq + 1)));
     }
-    if (!o.threads.empty()) {
-        int n = 0;
-        const auto [end, ec] = std::from_chars(o.threads.data(), o.threads.data() + o.threads.size(), n);
-        if (ec != std::errc() || end != o.threads.data() + o.threads.size() || n < 1 || n > 4096)
-            return usage_error("run: --threads '" + o.threads + "' is not an integer in 1..4096", "run");
-    }
-    if (!o.rules.empty()) {
-        omp::loop_rules rules;
-        std::vector<std::string> errors;
-        if (!omp::load_loop_rules(o.rules, rules, errors)) {
-            for (const std::string& e : errors) std::cerr << "aloe: run: " << e << '\n';
-            return usage_error("run: --rules '" + o.rules + "' has errors", "run");
+    return env;
+}
+
+std::optional<std::string> lookup(const environment& env, std::string_view name) {
+    for (const auto& [n, v] : env)
+        if (n == name) return v;
+    return std::nullopt;
+}
+
+void set(environment& env, const std::string& name, const std::string& value) {
+    for (auto& [n, v] : env)
+        if (n == name) {
+            v = value;
+            return;
         }
-        o.rules = absolute(o.rules);
+    env.emplace_back(name, value);
+}
+
+void unset(environment& env, std::string_view name) {
+    std::erase_if(env, [&](const auto& entry) { return entry.first == name; });
+}
+
+// An option, else the variable that defaults it as the program's runtime parses it (trimmed;
+// empty counts as unset), with the name of whichever it was for messages.
+std::optional<std::string> option_or(const std::optional<std::string>& option, std::string_view option_name,
+                                     const std::string& variable_value, std::string_view variable,
+                                     std::string& source) {
+    if (option) {
+        source = std::string(option_name);
+        return option;
     }
-    for (std::string* path : {&o.stats, &o.trace}) {
-        if (!path->empty()) *path = absolute(*path);
-    }
-    if (o.summary != "-" && o.summary != "none") o.summary = absolute(o.summary);
-    o.library = o.library.empty() ? default_library().string() : absolute(o.library);
+    if (variable_value.empty()) return std::nullopt;
+    source = std::string(variable);
+    return variable_value;
+}
+
+// One file behind two names (a symlinked folder, "." and "..", a hard link): the folders
+// compared by what they resolve to, the names as written (a symbolic link at an output is
+// replaced, never followed, so two links to one file are two outputs), and existing files
+// that are not links by inode.
+bool same_file(const std::string& a, const std::string& b) {
+    const auto where = [](const fs::path& p) {
+        std::error_code ec;
+        return fs::weakly_canonical(p.parent_path(), ec) / p.filename();
+    };
+    if (where(a) == where(b)) return true;
+    struct stat sa {}, sb {};
+    return ::lstat(a.c_str(), &sa) == 0 && ::lstat(b.c_str(), &sb) == 0 && !S_ISLNK(sa.st_mode) &&
+           !S_ISLNK(sb.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// The folder an output goes into must exist and be writable now, not after a ten-hour run.
+std::optional<std::string> output_problem(const std::string& path) {
     std::error_code ec;
-    if (!fs::exists(o.library, ec)) {
-        std::cerr << "aloe: run: the interposer '" << o.library
-                  << "' does not exist (build the aloe_gomp target, or pass --library)\n";
+    if (fs::is_directory(path, ec)) return "is a folder";
+    const fs::path parent = fs::path(path).parent_path();
+    if (!fs::is_directory(parent, ec)) return "is in a folder that does not exist ('" + quoted_path(parent.string()) + "')";
+    if (::access(parent.c_str(), W_OK | X_OK) != 0)
+        return "cannot be created in '" + quoted_path(parent.string()) + "': " + std::strerror(errno);
+    return std::nullopt;
+}
+
+// Checks every value the program will run with. Returns exit_ok, or prints why and returns
+// exit_usage (or exit_failure for a missing interposer).
+int plan_run(const run_options& o, const environment& env, run_plan& plan) {
+    // The variables the program inherits, as the runtime in it will parse them.
+    std::vector<std::string> rejected;
+    const runtime::report_sink previous =
+        runtime::set_report_sink([&](std::string_view line) { rejected.emplace_back(line); });
+    const runtime::config cfg = runtime::load_config([&](std::string_view name) { return lookup(env, name); });
+    runtime::set_report_sink(previous);
+    if (!rejected.empty()) {
+        for (const std::string& line : rejected) std::cerr << line << '\n';
+        return usage_error("run: the environment the program would inherit has bad aloe settings (above); fix or "
+                           "unset them",
+                           "run");
+    }
+
+    // Both schedule variables must be valid, whichever decides: ALOE_SCHEDULE also reaches
+    // aloe's own loops when the program links libaloe.
+    std::string error;
+    for (const auto& [variable, value] : {std::pair{"ALOE_OMP_SCHEDULE", &cfg.omp_schedule},
+                                          std::pair{"ALOE_SCHEDULE", &cfg.schedule}})
+        if (!value->empty() && !omp::parse_loop_choice(*value, error))
+            return usage_error("run: " + std::string(variable) + " " + error, "run");
+    std::string source;
+    const std::string choice_text =
+        option_or(o.schedule, "--schedule", cfg.omp_schedule.empty() ? cfg.schedule : cfg.omp_schedule,
+                  cfg.omp_schedule.empty() ? "ALOE_SCHEDULE" : "ALOE_OMP_SCHEDULE", source)
+            .value_or("program");
+    const std::optional<omp::loop_choice> choice = omp::parse_loop_choice(choice_text, error);
+    if (!choice) return usage_error("run: " + (source.empty() ? std::string("--schedule") : source) + " " + error, "run");
+    plan.request.schedule_text = choice_text;
+    plan.choice_source = source;
+    plan.choice_is_schedule = choice->kind == omp::loop_choice::kind_t::schedule;
+    plan.drop_aloe_schedule = cfg.schedule == "program" || cfg.schedule == "forward";
+
+    if (o.threads) {
+        int n = 0;
+        const std::string& t = *o.threads;
+        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+        if (ec != std::errc() || end != t.data() + t.size() || n < 1 || n > runtime::max_num_threads)
+            return usage_error("run: --threads '" + runtime::printable(t) + "' is not an integer in 1.." +
+                                   std::to_string(runtime::max_num_threads),
+                               "run");
+        plan.request.threads = n;
+    }
+
+    if (const std::optional<std::string> rules = option_or(o.rules, "--rules", cfg.omp_rules_file, "ALOE_OMP_RULES", source)) {
+        omp::loop_rules parsed;
+        std::vector<std::string> errors;
+        if (!omp::load_loop_rules(*rules, parsed, errors)) {
+            for (const std::string& e : errors) std::cerr << "aloe: run: " << e << '\n';
+            return usage_error("run: " + source + " '" + quoted_path(*rules) + "' has errors", "run");
+        }
+        plan.rules = absolute(*rules);
+        plan.request.rules_file = plan.rules;
+    }
+
+    // Output names expanded here, once: %p is aloe run's pid, %r the rank it was started as.
+    const runtime::process_identity me = runtime::process_identity::of_this_process(cfg);
+    struct output {
+        std::string* path;
+        std::string source;
+    };
+    std::vector<output> outputs;
+    std::string summary_source;
+    const std::string summary =
+        option_or(o.summary, "--summary", cfg.omp_summary_file, "ALOE_OMP_SUMMARY", summary_source).value_or("-");
+    plan.summary = summary == "-" || summary == "none" ? summary : absolute(runtime::expand_output_path(summary, me));
+    if (plan.summary != "-" && plan.summary != "none") outputs.push_back({&plan.summary, summary_source});
+    if (const auto s = option_or(o.stats, "--stats", cfg.omp_stats_file, "ALOE_OMP_STATS", source)) {
+        plan.stats = absolute(runtime::expand_output_path(*s, me));
+        outputs.push_back({&plan.stats, source});
+    }
+    if (const auto t = option_or(o.trace, "--trace", cfg.trace_file, "ALOE_TRACE", source)) {
+        plan.trace = absolute(runtime::expand_output_path(*t, me));
+        outputs.push_back({&plan.trace, source});
+    }
+    std::vector<std::pair<std::string, std::string>> claimed;  // path, who named it
+    if (!plan.rules.empty()) claimed.emplace_back(plan.rules, "--rules");
+    for (const output& out : outputs) {
+        for (const auto& [path, who] : claimed)
+            if (same_file(*out.path, path))
+                return usage_error("run: " + out.source + " and " + who + " name the same file '" +
+                                       quoted_path(*out.path) + "'; one would overwrite the other",
+                                   "run");
+        claimed.emplace_back(*out.path, out.source);
+        if (const std::optional<std::string> problem = output_problem(*out.path))
+            return usage_error("run: " + out.source + " '" + quoted_path(*out.path) + "' " + *problem, "run");
+    }
+
+    plan.library = o.library ? absolute(*o.library) : default_library().string();
+    struct stat st {};
+    if (::stat(plan.library.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        std::cerr << "aloe: run: the interposer '" << quoted_path(plan.library)
+                  << "' does not exist or is not a file (build the aloe_gomp target, or pass --library)\n";
         return exit_failure;
     }
     return exit_ok;
 }
 
-// The child's environment: ours, with the interposer's variables set or replaced.
-std::vector<std::string> child_environment(const run_options& o, const std::string& summary_file) {
-    std::vector<std::pair<std::string, std::string>> set;
-    std::string preload = o.library;
-    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-        const std::string_view entry(*e);
-        if (entry.starts_with("LD_PRELOAD=") && entry.size() > 11) preload += ":" + std::string(entry.substr(11));
+// The program's environment: ours, with the interposer's variables set or replaced.
+std::vector<std::string> child_environment(const run_options& o, const run_plan& plan, environment env,
+                                           const std::string& report_dir) {
+    const std::optional<std::string> preload = lookup(env, "LD_PRELOAD");
+    set(env, "LD_PRELOAD", plan.library + (preload && !preload->empty() ? ":" + *preload : ""));
+    set(env, "ALOE_OMP_SCHEDULE", plan.request.schedule_text);
+    // aloe's own loops (a program that also links libaloe) read ALOE_SCHEDULE: give them the
+    // schedule when it is one, never `program` or `forward`, which mean nothing to them.
+    if (o.schedule && plan.choice_is_schedule) set(env, "ALOE_SCHEDULE", plan.request.schedule_text);
+    else if (plan.drop_aloe_schedule) unset(env, "ALOE_SCHEDULE");
+    if (plan.request.threads > 0) {
+        set(env, "ALOE_NUM_THREADS", std::to_string(plan.request.threads));
+        // --threads is the outermost level's count; a nested list ("4,2") keeps its inner levels.
+        const std::optional<std::string> levels = lookup(env, "OMP_NUM_THREADS");
+        const std::size_t comma = levels ? levels->find(',') : std::string::npos;
+        set(env, "OMP_NUM_THREADS",
+            std::to_string(plan.request.threads) + (comma == std::string::npos ? "" : levels->substr(comma)));
     }
-    set.emplace_back("LD_PRELOAD", preload);
-    if (!o.schedule.empty()) set.emplace_back("ALOE_SCHEDULE", o.schedule);
-    if (!o.threads.empty()) {
-        set.emplace_back("ALOE_NUM_THREADS", o.threads);
-        set.emplace_back("OMP_NUM_THREADS", o.threads);
-    }
-    if (!o.rules.empty()) set.emplace_back("ALOE_OMP_RULES", o.rules);
-    if (!o.stats.empty()) set.emplace_back("ALOE_OMP_STATS", o.stats);
-    if (!o.trace.empty()) set.emplace_back("ALOE_TRACE", o.trace);
-    if (!summary_file.empty()) set.emplace_back("ALOE_OMP_SUMMARY", summary_file);
-
-    std::vector<std::string> env;
-    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-        const std::string_view entry(*e);
-        bool replaced = false;
-        for (const auto& [name, value] : set) replaced = replaced || entry.starts_with(name + "=");
-        // A summary file left over from an outer aloe run must not be written twice.
-        replaced = replaced || (summary_file.empty() && entry.starts_with("ALOE_OMP_SUMMARY="));
-        if (!replaced) env.emplace_back(entry);
-    }
-    for (const auto& [name, value] : set) env.push_back(name + "=" + value);
-    return env;
+    if (!plan.rules.empty()) set(env, "ALOE_OMP_RULES", plan.rules);
+    else unset(env, "ALOE_OMP_RULES");
+    // The processes report into the folder; this command writes the files.
+    unset(env, "ALOE_OMP_STATS");
+    unset(env, "ALOE_OMP_SUMMARY");
+    if (!plan.trace.empty()) set(env, "ALOE_TRACE", plan.trace);
+    else unset(env, "ALOE_TRACE");
+    if (!report_dir.empty()) set(env, "ALOE_OMP_REPORT_DIR", report_dir);
+    else unset(env, "ALOE_OMP_REPORT_DIR");
+    std::vector<std::string> out;
+    out.reserve(env.size());
+    for (const auto& [name, value] : env) out.push_back(name + "=" + value);
+    return out;
 }
 
-pid_t child_pid = 0;
+// --- the program and its signals --------------------------------------------------------
+//
+// The program runs in a process group of its own, like a shell's job. So a signal sent to
+// aloe run's whole group (`kill -USR1 -<pgid>`, `timeout`, a batch system killing the job's
+// group) reaches aloe run alone and is passed on once, never twice. When aloe run owns the
+// terminal, the program's group is given the terminal: Ctrl-C, Ctrl-\ and reads from the
+// terminal go to the program, and Ctrl-Z stops the program and then aloe run itself, so the
+// shell sees the job stopped (and `fg` continues both).
 
-void forward_signal(int signal) {
-    if (child_pid > 0) kill(child_pid, signal);
-}
+// Passed on to the program's process group. They are blocked in aloe run while the program
+// runs and taken synchronously with sigwaitinfo() together with SIGCHLD: no handler runs
+// asynchronously, and none is lost between fork() and the wait.
+constexpr int forwarded_signals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+                                     SIGALRM, SIGWINCH, SIGCONT, SIGXCPU, SIGPWR};
 
 std::string signal_name(int signal) {
     const char* d = sigdescr_np(signal);
@@ -183,8 +395,31 @@ std::string signal_name(int signal) {
     return std::string(a != nullptr ? std::string("SIG") + a : "signal") + " (" + (d != nullptr ? d : "?") + ")";
 }
 
+struct program_end {
+    int status = exit_failure;  // as a shell reports it
+    pid_t pid = 0;
+    bool started = false;
+};
+
+// The terminal aloe run is the foreground of, if any: the descriptor to hand it over with.
+int foreground_terminal() {
+    for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO})
+        if (::isatty(fd) && ::tcgetpgrp(fd) == ::getpgrp()) return fd;
+    return -1;
+}
+
+// tcsetpgrp from a process that may be in the background group: SIGTTOU ignored meanwhile.
+void give_terminal(int fd, pid_t group) {
+    struct sigaction ignore {}, old {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGTTOU, &ignore, &old);
+    ::tcsetpgrp(fd, group);
+    ::sigaction(SIGTTOU, &old, nullptr);
+}
+
 // Starts the program; exit status as a shell reports it (127: could not be started).
-int run_program(const run_options& o, const std::vector<std::string>& env) {
+program_end run_program(const run_options& o, const std::vector<std::string>& env) {
+    program_end end;
     std::vector<char*> argv;
     for (const std::string& a : o.program) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -194,58 +429,138 @@ int run_program(const run_options& o, const std::vector<std::string>& env) {
 
     // A close-on-exec pipe tells the parent why exec failed (nothing arrives when it worked).
     int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) {
+    if (::pipe2(report, O_CLOEXEC) != 0) {
         std::cerr << "aloe: run: pipe: " << std::strerror(errno) << '\n';
-        return exit_failure;
+        return end;
     }
-    // Like system(): the terminal's Ctrl-C reaches the program; aloe run waits to report.
-    struct sigaction ignore {}, old_int {}, old_quit {}, forward {}, old_term {}, old_hup {};
-    ignore.sa_handler = SIG_IGN;
-    forward.sa_handler = forward_signal;
-    sigaction(SIGINT, &ignore, &old_int);
-    sigaction(SIGQUIT, &ignore, &old_quit);
-    sigaction(SIGTERM, &forward, &old_term);
-    sigaction(SIGHUP, &forward, &old_hup);
-    const pid_t pid = fork();
+    const int terminal = foreground_terminal();
+    sigset_t waited, before;
+    sigemptyset(&waited);
+    for (int sig : forwarded_signals) sigaddset(&waited, sig);
+    sigaddset(&waited, SIGCHLD);
+    ::sigprocmask(SIG_BLOCK, &waited, &before);
+    // SIGCHLD must be generated for sigwaitinfo to see it: an inherited SIG_IGN would have the
+    // kernel reap the program unseen.
+    struct sigaction default_chld {}, old_chld {};
+    default_chld.sa_handler = SIG_DFL;
+    ::sigaction(SIGCHLD, &default_chld, &old_chld);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
     if (pid == 0) {
-        sigaction(SIGINT, &old_int, nullptr);
-        sigaction(SIGQUIT, &old_quit, nullptr);
-        sigaction(SIGTERM, &old_term, nullptr);
-        sigaction(SIGHUP, &old_hup, nullptr);
-        close(report[0]);
-        execvpe(argv[0], argv.data(), envp.data());
+        ::sigaction(SIGCHLD, &old_chld, nullptr);
+        ::setpgid(0, 0);
+        if (terminal >= 0) give_terminal(terminal, ::getpid());
+        ::sigprocmask(SIG_SETMASK, &before, nullptr);
+        ::close(report[0]);
+        // Dies with aloe run (a SIGKILL to it must not leave the program running alone).
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(128 + SIGKILL);
+        ::execvpe(argv[0], argv.data(), envp.data());
         const int error = errno;
-        [[maybe_unused]] const ssize_t w = write(report[1], &error, sizeof error);
-        _exit(127);
+        [[maybe_unused]] const ssize_t w = ::write(report[1], &error, sizeof error);
+        ::_exit(127);
     }
-    close(report[1]);
+    ::close(report[1]);
+    const auto restore = [&] {
+        if (terminal >= 0) give_terminal(terminal, ::getpgrp());
+        // Signals still pending were meant for the program, which has ended: dropped, so that
+        // one arriving in that instant does not stop aloe run from writing the outputs.
+        const timespec now{};
+        while (::sigtimedwait(&waited, nullptr, &now) > 0) {}
+        ::sigaction(SIGCHLD, &old_chld, nullptr);
+        ::sigprocmask(SIG_SETMASK, &before, nullptr);
+    };
     if (pid < 0) {
         std::cerr << "aloe: run: fork: " << std::strerror(errno) << '\n';
-        close(report[0]);
-        return exit_failure;
+        ::close(report[0]);
+        restore();
+        return end;
     }
-    child_pid = pid;
+    ::setpgid(pid, pid);  // also here: whichever of the two runs first, the group exists
+    if (terminal >= 0) give_terminal(terminal, pid);
+    end.pid = pid;
     int exec_error = 0;
     ssize_t got = 0;
-    do got = read(report[0], &exec_error, sizeof exec_error);
+    do got = ::read(report[0], &exec_error, sizeof exec_error);
     while (got < 0 && errno == EINTR);
-    close(report[0]);
+    ::close(report[0]);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    child_pid = 0;
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGHUP, &old_hup, nullptr);
+    for (bool running = true; running;) {
+        siginfo_t info{};
+        const int sig = ::sigwaitinfo(&waited, &info);
+        if (sig < 0) continue;  // EINTR (a stop and continue of aloe run itself)
+        if (sig != SIGCHLD) {
+            ::kill(-pid, sig);
+            continue;
+        }
+        // SIGCHLD: the program ended or stopped (several may have merged into one).
+        for (;;) {
+            const pid_t r = ::waitpid(pid, &status, WNOHANG | (terminal >= 0 ? WUNTRACED : 0));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;  // nothing more to collect now
+            if (WIFSTOPPED(status)) {
+                // Ctrl-Z stopped the program: stop aloe run too, so the shell sees its job
+                // stopped; when the shell continues it (fg, bg), continue the program.
+                give_terminal(terminal, ::getpgrp());
+                ::kill(::getpid(), SIGSTOP);
+                if (::tcgetpgrp(terminal) == ::getpgrp()) give_terminal(terminal, pid);
+                ::kill(-pid, SIGCONT);
+                continue;
+            }
+            running = false;
+            break;
+        }
+    }
+    restore();
     if (got == sizeof exec_error) {
-        std::cerr << "aloe: run: cannot run '" << o.program[0] << "': " << std::strerror(exec_error) << '\n';
-        return 127;
+        std::cerr << "aloe: run: cannot run '" << quoted_path(o.program[0]) << "': " << std::strerror(exec_error) << '\n';
+        end.status = 127;
+        return end;
     }
+    end.started = true;
     if (WIFSIGNALED(status)) {
-        std::cerr << "aloe: run: '" << o.program[0] << "' was killed by " << signal_name(WTERMSIG(status)) << '\n';
-        return 128 + WTERMSIG(status);
+        std::cerr << "aloe: run: '" << quoted_path(o.program[0]) << "' was killed by " << signal_name(WTERMSIG(status))
+                  << '\n';
+        end.status = 128 + WTERMSIG(status);
+    } else {
+        end.status = WIFEXITED(status) ? WEXITSTATUS(status) : exit_failure;
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : exit_failure;
+    return end;
+}
+
+// --- after the program ----------------------------------------------------------------
+
+// Prints the summary and writes the files; false when one of them could not be written.
+// With no report at all the files are still written (saying so), so a file left by an
+// earlier run is never taken for this run's.
+bool write_outputs(const run_plan& plan, const report_folder& folder, const program_end& end) {
+    std::vector<std::string> problems;
+    const std::vector<omp::process_report> reports = folder.read_reports(problems);
+    for (const std::string& p : problems) std::cerr << "aloe: run: " << p << '\n';
+    if (end.started && reports.empty())
+        std::cerr << "aloe: run: no process wrote a report: the program ended before its exit handlers ran (a "
+                     "signal, _exit or abort), or never loaded the interposer (statically linked, or setuid)\n";
+
+    bool ok = true;
+    std::string error;
+    if (plan.summary == "-") {
+        if (!reports.empty()) std::cerr << '\n' << omp::format_summary(plan.request, reports) << std::flush;
+        ok = ok && static_cast<bool>(std::cerr);
+    } else if (plan.summary != "none" &&
+               !runtime::write_output_file(plan.summary, omp::format_summary(plan.request, reports), error)) {
+        std::cerr << "aloe: run: cannot write the summary: " << error << '\n';
+        ok = false;
+    }
+    if (!plan.stats.empty() &&
+        !runtime::write_output_file(plan.stats, omp::format_stats_json(plan.request, reports), error)) {
+        std::cerr << "aloe: run: cannot write the statistics: " << error << '\n';
+        ok = false;
+    }
+    if (!plan.trace.empty() && !folder.write_trace(plan.trace, error)) {
+        std::cerr << "aloe: run: cannot write the trace: " << error << '\n';
+        ok = false;
+    }
+    return ok;
 }
 
 }  // namespace
@@ -257,38 +572,30 @@ int run_command(arguments args) {
         if (help) std::cout << help_text;
         return rc;
     }
-    // The interposer writes the summary into a file of ours; we print it after the program,
-    // so it never interleaves with the program's own output.
-    std::string summary_file;
-    if (o.summary == "-") {
-        std::error_code ec;
-        std::string pattern = (fs::temp_directory_path(ec) / "aloe-run-summary-XXXXXX").string();
-        const int fd = mkstemp(pattern.data());
-        if (fd < 0) {
-            std::cerr << "aloe: run: cannot create a temporary file for the summary: " << std::strerror(errno)
-                      << "; no summary\n";
-        } else {
-            close(fd);
-            summary_file = pattern;
-        }
-    } else if (o.summary != "none") {
-        summary_file = o.summary;
+    const environment env = current_environment();
+    run_plan plan;
+    if (const int rc = plan_run(o, env, plan); rc != exit_ok) return rc;
+
+    // The report folder: in TMPDIR, else /tmp. Without one nothing could be reported, so the
+    // program does not start (it would run, and its summary and files would be lost).
+    std::error_code ec;
+    const fs::path temp = fs::temp_directory_path(ec);
+    std::optional<report_folder> folder;
+    folder.emplace(ec ? std::string("/tmp") : temp.string());
+    if (!folder->ok() && !ec && temp != "/tmp") {
+        const std::string first = folder->error();
+        folder.emplace("/tmp");
+        if (folder->ok()) std::cerr << "aloe: run: " << first << "; using /tmp\n";
     }
-    const int rc = run_program(o, child_environment(o, summary_file));
-    if (o.summary == "-" && !summary_file.empty()) {
-        std::ifstream in(summary_file);
-        std::ostringstream text;
-        text << in.rdbuf();
-        std::error_code ec;
-        fs::remove(summary_file, ec);
-        if (!text.str().empty()) {
-            std::cerr << '\n' << text.str();
-        } else if (rc != 127) {
-            std::cerr << "aloe: run: no summary: the program ended before exit handlers ran (a signal, _exit or "
-                         "abort), or never loaded the interposer\n";
-        }
+    if (!folder->ok()) {
+        std::cerr << "aloe: run: " << folder->error() << "; the program was not started (set TMPDIR to a folder "
+                  << "you can write)\n";
+        return exit_failure;
     }
-    return rc;
+    const program_end end = run_program(o, child_environment(o, plan, env, folder->path()));
+    if (!end.started) return end.status;
+    const bool written = write_outputs(plan, *folder, end);
+    return end.status == 0 && !written ? exit_failure : end.status;
 }
 
 }  // namespace aloe::cli

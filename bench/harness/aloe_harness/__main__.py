@@ -14,6 +14,7 @@ from pathlib import Path
 from . import matrix as mx
 from . import adaptive, compare, interposer, plots, provenance, report, summary, sweep
 from .runner import Runner
+from . import files
 
 REPO = provenance.REPO_ROOT
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -190,7 +191,7 @@ def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], be
         sweep.write_csv(out / "sweep.csv", srows)
         extra = sweep.markdown(srows)
     if problems:
-        (out / "problems.txt").write_text("\n".join(problems) + "\n")
+        files.write_text(out / "problems.txt", "\n".join(problems) + "\n")
     summary.write_markdown(out / "summary.md", rows, description=m.description,
                            problems=problems, noise_before=before, noise_after=after,
                            lead=adaptive.markdown(arows) + interposer.markdown(irows),

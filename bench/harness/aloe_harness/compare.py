@@ -14,6 +14,7 @@ import statistics
 from pathlib import Path
 
 from . import summary
+from . import files
 
 KEY = ("workload", "noise", "runtime", "schedule", "threads")
 
@@ -60,6 +61,6 @@ def run(a: Path, b: Path, out: Path | None) -> int:
     rows = compare_rows(summary.read_csv(a / "results.csv"), summary.read_csv(b / "results.csv"))
     text = markdown(rows, a, b)
     if out:
-        out.write_text(text)
+        files.write_text(out, text)
     print(text, end="")
     return 0 if rows and all(r["agree"] for r in rows) else 1

@@ -12,6 +12,7 @@ import platform
 import shlex
 import subprocess
 from pathlib import Path
+from . import files
 
 # The source tree holds this file at bench/harness/aloe_harness/; an installed tree at
 # <prefix>/share/aloe/harness/aloe_harness/, with no repository around it (REPO_ROOT None).
@@ -58,7 +59,7 @@ def write_command(out_dir: Path, argv: list[str]) -> None:
     pythonpath = display_path(Path(__file__).resolve().parents[1])
     lines.append(f"PYTHONPATH={shlex.quote(pythonpath)} "
                  + display_command(["python", "-m", "aloe_harness"] + argv))
-    (out_dir / "command.txt").write_text("\n".join(lines) + "\n")
+    files.write_text(out_dir / "command.txt", "\n".join(lines) + "\n")
 
 
 def _probe(argv: list[str], timeout: float = 60) -> tuple[int | None, str, str]:
@@ -98,7 +99,7 @@ def machine_description(aloe: str) -> dict:
 
 
 def write_machine(out_dir: Path, aloe: str) -> None:
-    (out_dir / "machine.json").write_text(json.dumps(machine_description(aloe), indent=2) + "\n")
+    files.write_text(out_dir / "machine.json", json.dumps(machine_description(aloe), indent=2) + "\n")
 
 
 def measure_noise(aloe: str) -> dict:
@@ -117,7 +118,7 @@ def measure_noise(aloe: str) -> dict:
 def write_noise(out_dir: Path, aloe: str, when: str, skip_reason: str | None = None) -> dict:
     """noise-<when>.json (or the reason it was not measured); returns what was written."""
     data = {"error": skip_reason} if skip_reason else measure_noise(aloe)
-    (out_dir / f"noise-{when}.json").write_text(json.dumps(data, indent=2) + "\n")
+    files.write_text(out_dir / f"noise-{when}.json", json.dumps(data, indent=2) + "\n")
     return data
 
 

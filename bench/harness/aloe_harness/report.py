@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import adaptive, interposer, summary, sweep
 from .provenance import describe_noise
+from . import files
 
 _STYLE = """
 body { font-family: sans-serif; max-width: 72em; margin: 2em auto; padding: 0 1em; color: #222; }
@@ -112,7 +113,7 @@ def write(folder: str | Path) -> Path:
         "machine.json", "command.txt")
         if (folder / n).exists()] + ["</ul></body></html>"]
     path = folder / "report.html"
-    path.write_text("\n".join(out) + "\n")
+    files.write_text(path, "\n".join(out) + "\n")
     return path
 
 

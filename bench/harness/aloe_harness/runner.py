@@ -34,6 +34,7 @@ from . import summary
 from .matrix import Matrix, Run, Workload, runs_for
 from .provenance import display_command
 from .regimes import Regime, RegimeError
+from . import files
 
 SERIAL = Run("serial", "serial")
 CALIBRATION = Run("libgomp", "static")
@@ -192,9 +193,9 @@ def _interposer_errors(record: dict, run: Run) -> list[str]:
     if not isinstance(got, dict) or not str(got.get("library", "")).startswith("libaloe-gomp"):
         return [f"record shows no aloe interposer loaded (interposer: {got!r}): the loop ran "
                 "on plain libgomp"]
-    told = got.get("ALOE_SCHEDULE")
+    told = got.get("ALOE_OMP_SCHEDULE")
     if told is not None and told != run.aloe_schedule:
-        return [f"the interposer was told ALOE_SCHEDULE={told!r}, expected "
+        return [f"the interposer was told ALOE_OMP_SCHEDULE={told!r}, expected "
                 f"{run.aloe_schedule!r}"]
     return []
 
@@ -360,7 +361,7 @@ class Runner:
         """Rewrites runs.jsonl's last line (the calibration entry gained its results)."""
         lines = self.runs_path.read_text().splitlines()
         lines[-1] = json.dumps(entry)
-        self.runs_path.write_text("\n".join(lines) + "\n")
+        files.write_text(self.runs_path, "\n".join(lines) + "\n")
 
     def _problem(self, message: str, detail: str = "") -> None:
         self.outcome.problems.append(message)

@@ -21,6 +21,7 @@ import numpy as np
 
 from .matrix import PEER_RUNTIMES
 from .provenance import describe_noise, most_lost
+from . import files
 
 COLUMNS = ["workload", "noise", "runtime", "schedule", "threads", "reps", "failed", "median_s",
            "min_s", "max_s", "p25_s", "p75_s", "spread", "median_step_s", "serial_s",
@@ -91,11 +92,7 @@ def best(rows: list[dict], *, peer: bool) -> dict | None:
 def write_rows_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
     """`rows` as CSV with `columns` (floats to 6 significant digits, None as empty): the one
     writer behind results.csv, sweep.csv, adaptive.csv and interposer.csv."""
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
-        w.writeheader()
-        for row in rows:
-            w.writerow({k: _cell(row.get(k)) for k in columns})
+    files.write_csv(path, columns, [{k: _cell(row.get(k)) for k in columns} for row in rows])
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
@@ -228,7 +225,7 @@ def write_markdown(path: Path, rows: list[dict], *, description: str = "",
     lines += list(extra)
     lines += ["## Repeatability", ""] + [f"- {x}" for x in repeatability(rows, noise_before,
                                                                           noise_after)]
-    path.write_text("\n".join(lines) + "\n")
+    files.write_text(path, "\n".join(lines) + "\n")
 
 
 def _fmt(value, form: str) -> str:

@@ -1,5 +1,7 @@
 // `static`: one contiguous block per worker (sizes differ by at most one iteration), and
-// `static,chunk=c`: chunks of c dealt round-robin (chunk k to worker k mod p).
+// `static,chunk=c`: chunks of c dealt round-robin (chunk k to worker k mod p). Both are
+// OpenMP's static mapping exactly (block_start in partition.hpp: the first n mod p workers
+// get the larger blocks), so the interposer can run a program's static loops with them.
 // No shared state at all: nothing is written, nothing shared is read.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,30 @@ TEST(LoopPartition, BlocksTileTheRangeWithSizesWithinOne) {
             EXPECT_EQ(expected_begin, n);
             EXPECT_LE(largest - smallest, 1u);
         }
+}
+
+TEST(LoopPartition, BlocksAreOpenMpsStaticSplit) {
+    // libgomp (and GCC's inlined schedule(static)): q = n / p, r = n % p; worker t < r runs
+    // q + 1 iterations from t(q + 1), the others q from tq + r.
+    for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{10},
+                            std::uint64_t{1000003}, u64_max - 1, u64_max})
+        for (std::uint64_t p : {1ULL, 2ULL, 3ULL, 7ULL}) {
+            SCOPED_TRACE("n=" + std::to_string(n) + " p=" + std::to_string(p));
+            const std::uint64_t q = n / p, r = n % p;
+            for (std::uint64_t t = 0; t < p; ++t) {
+                const chunk c = block_of(t, n, p);
+                const std::uint64_t size = t < r ? q + 1 : q;
+                const std::uint64_t begin = t < r ? t * (q + 1) : t * q + r;
+                EXPECT_EQ(c.begin, begin) << "worker " << t;
+                EXPECT_EQ(c.end - c.begin, size) << "worker " << t;
+            }
+        }
+    // The case that tells the split from floor(t·n/p) (which gives 3, 3, 4).
+    EXPECT_EQ(block_of(0, 10, 3).end, 4u);
+    EXPECT_EQ(block_of(1, 10, 3).end, 7u);
+    EXPECT_EQ(block_of(2, 10, 3).end, 10u);
+    // More workers than iterations: the first n workers run one each.
+    for (std::uint64_t t = 0; t < 7; ++t) EXPECT_EQ(block_of(t, 3, 7).end - block_of(t, 3, 7).begin, t < 3 ? 1u : 0u);
 }
 
 TEST(LoopPartition, FractionIsFloorAndClamped) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -75,7 +77,20 @@ TEST(LoopScheduleSpec, MalformedStringsNameTheBadPart) {
         {"dynamic,chunk=0", "chunk=0 is outside"},
         {"dynamic,chunk=4x", "chunk=4x is not an integer"},
         {"dynamic,chunk=-3", "chunk=-3"},
-        {"dynamic,chunk=99999999999999999999", "chunk=99999999999999999999"},
+        {"dynamic,chunk=99999999999999999999", "chunk=99999999999999999999 is outside [1, 1099511627776]"},
+        {"dynamic,chunk=0x10", "chunk=0x10 is not an integer"},
+        {"dynamic,chunk=1e3", "chunk=1e3 is not an integer"},
+        {"dynamic,chunk=4.0", "chunk=4.0 is not an integer"},
+        {"dynamic,chunk=+-4", "chunk=+-4 is not an integer"},
+        {"hybrid,fs=1e400", "fs=1e400 is outside [0, 1]"},
+        {"hybrid,fs=-1e400", "fs=-1e400 is outside [0, 1]"},
+        {"hybrid,fs=inf", "fs=inf is outside [0, 1]"},
+        {"hybrid,fs=nan", "fs=nan is not a number"},
+        {"hybrid,fs=0x1p-1", "fs=0x1p-1 is not a number"},
+        {"hybrid,fs=0. 5", "fs=0. 5 is not a number"},
+        {"hybrid,=0.5", "'=0.5' has no key before '='"},
+        {"tasklets,n=4,skew=1e-400", "skew=1e-400 is outside [1, 1e+06]"},
+        {"tasklets,n=16777217", "n=16777217 is outside [1, 16777216]"},
         {"dynamic,fs=0.5", "dynamic takes no key 'fs'"},
         {"static,chunk=2,chunk=3", "key 'chunk' is given twice"},
         {"hybrid,fs=0.5,,", "empty item"},
@@ -109,6 +124,49 @@ TEST(LoopScheduleSpec, MalformedStringsNameTheBadPart) {
         EXPECT_EQ(out, schedule::dynamic(9)) << "a failed parse must leave the output untouched";
         EXPECT_FALSE(message.empty());
     }
+}
+
+// Reals are the nearest double: an underflow is 0 (accepted where 0 is), -0 is 0 and prints
+// as 0, so every accepted value prints and parses back identically. A sign is accepted.
+TEST(LoopScheduleSpec, RealsAreTheNearestDoubleAndMinusZeroIsZero) {
+    const schedule tiny("hybrid,fs=1e-400");
+    EXPECT_EQ(tiny.static_fraction(), 0.0);
+    EXPECT_EQ(tiny.to_string(), "hybrid,fs=0,chunk=1");
+    EXPECT_EQ(schedule("hybrid,fs=0.000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                       "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                       "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                       "0000000000000000000000000000000000000000000000000000000000000000000000000000000001")
+                  .static_fraction(),
+              0.0);
+    const schedule minus_zero("staggered,fs=-0");
+    EXPECT_FALSE(std::signbit(minus_zero.static_fraction()));
+    EXPECT_EQ(minus_zero.to_string(), "staggered,fs=0,chunk=1,queue=atomic");
+    EXPECT_EQ(schedule::hybrid(-0.0).to_string(), "hybrid,fs=0,chunk=1");
+    EXPECT_EQ(schedule("tasklets,n=+8,fs=-0.0,skew=+2").to_string(), "tasklets,n=8,fs=0,skew=2,locality=1");
+    EXPECT_EQ(schedule("dynamic,chunk=+4"), schedule::dynamic(4));
+    EXPECT_EQ(schedule("dynamic,chunk=0004"), schedule::dynamic(4));
+    EXPECT_EQ(schedule("hybrid,fs=5e-1").static_fraction(), 0.5);
+    EXPECT_EQ(schedule("hybrid,fs=.5").static_fraction(), 0.5);
+    EXPECT_EQ(schedule("hybrid,fs=4.9e-324").to_string(), "hybrid,fs=5e-324,chunk=1");  // subnormal, kept
+    EXPECT_THROW(schedule::hybrid(std::numeric_limits<double>::quiet_NaN()), error);
+    EXPECT_THROW(schedule::hybrid(std::numeric_limits<double>::infinity()), error);
+}
+
+// A value from the environment may hold any bytes: the message escapes them, and a huge
+// value is quoted, not copied.
+TEST(LoopScheduleSpec, MessagesEscapeControlBytesAndInvalidUtf8) {
+    std::string message;
+    schedule out;
+    EXPECT_FALSE(schedule::try_parse(std::string_view("hybrid,fs=0.5\0", 14), out, message));
+    EXPECT_NE(message.find("fs=0.5\\x00 is not a number"), std::string::npos) << message;
+    EXPECT_FALSE(schedule::try_parse("dyn\x1b[2Jamic", out, message));
+    EXPECT_NE(message.find("unknown kind 'dyn\\x1b[2Jamic'"), std::string::npos) << message;
+    EXPECT_FALSE(schedule::try_parse("static,q\xff=1", out, message));
+    EXPECT_NE(message.find("static takes no key 'q\\xff'"), std::string::npos) << message;
+    EXPECT_FALSE(schedule::try_parse("hybrid,fs=" + std::string(10000, '7'), out, message));
+    EXPECT_LT(message.size(), 400u) << message;
+    EXPECT_NE(message.find("fs=777"), std::string::npos) << message;
+    EXPECT_NE(message.find("is outside [0, 1]"), std::string::npos) << message;
 }
 
 TEST(LoopScheduleSpec, BuildersValidateLikeTheParser) {

@@ -93,15 +93,62 @@ TEST(LoopSchedules, EveryIterationOnceWhenOneWorkerIsSlow) {
 
 TEST(LoopSchedules, StaticBlocksAreContiguousAndBalanced) {
     const auto r = run("static", 10, 4);
-    // floor(i*n/p): 0..2, 2..5, 5..7, 7..10
-    const std::vector<int> expected = {0, 0, 1, 1, 1, 2, 2, 3, 3, 3};
+    // OpenMP's split: the first 10 mod 4 workers run one more: 0..3, 3..6, 6..8, 8..10
+    const std::vector<int> expected = {0, 0, 0, 1, 1, 1, 2, 2, 3, 3};
     EXPECT_EQ(r.owner, expected);
+}
+
+TEST(LoopSchedules, StaticMapsIterationsToThreadsAsOpenMpDoes) {
+    // libgomp's static: without a chunk q = n/p, r = n%p, thread t < r runs q+1 iterations
+    // from t(q+1), the others q from tq+r; with chunk c, chunk k runs on thread k mod p, and
+    // each thread takes its chunks in increasing order.
+    for (std::uint64_t n : {0ULL, 1ULL, 2ULL, 10ULL, 31ULL, 1009ULL, 4099ULL})
+        for (int p : {1, 2, 3, 7})
+            for (int c : {0, 1, 2, 7, 5000}) {
+                SCOPED_TRACE("n=" + std::to_string(n) + " p=" + std::to_string(p) + " chunk=" + std::to_string(c));
+                const auto r = run(c == 0 ? std::string("static") : "static,chunk=" + std::to_string(c), n, p);
+                const auto P = static_cast<std::uint64_t>(p);
+                const std::uint64_t q = n / P, rem = n % P;
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    const std::uint64_t want = c > 0 ? (i / static_cast<std::uint64_t>(c)) % P
+                                               : i < rem * (q + 1) ? i / (q + 1)
+                                                                   : rem + (i - rem * (q + 1)) / q;
+                    ASSERT_EQ(r.owner[i], static_cast<int>(want)) << "iteration " << i;
+                }
+                std::vector<std::uint64_t> last(P, 0);
+                std::vector<bool> any(P, false);
+                for (const auto& ch : r.chunks) {
+                    const auto w = static_cast<std::size_t>(ch.worker);
+                    if (any[w]) {
+                        EXPECT_GT(ch.range.begin, last[w]) << "worker " << ch.worker << " went back";
+                    }
+                    any[w] = true;
+                    last[w] = ch.range.begin;
+                    EXPECT_TRUE(ch.is_static);
+                }
+            }
 }
 
 TEST(LoopSchedules, StaticCyclicDealsChunksRoundRobin) {
     const auto r = run("static,chunk=2", 11, 3);
     const std::vector<int> expected = {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2};
     EXPECT_EQ(r.owner, expected);
+}
+
+TEST(LoopSchedules, StaticOfAnEmptyLoopHandsNoChunk) {
+    for (const char* spec : {"static", "static,chunk=1", "static,chunk=3"}) {
+        SCOPED_TRACE(spec);
+        built b(spec, 0, 3);
+        visit_built(b, [&](auto& s) {
+            for (int w = 0; w < 3; ++w) {
+                worker_cursor cur;
+                cur.id = w;
+                chunk c;
+                EXPECT_FALSE(s.next_static(cur, c)) << "worker " << w;
+            }
+            return testing::drive_result{};
+        });
+    }
 }
 
 TEST(LoopSchedules, StaggeredWithoutImbalanceIsStaticMapWithNoSteals) {

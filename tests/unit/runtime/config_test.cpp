@@ -30,7 +30,7 @@ config load(std::map<std::string, std::string> vars) { return load_config(fake_e
 // What a warning says is used when the team size falls back to one worker per core.
 std::string per_core_fallback() {
     const topology& m = topology::machine();
-    return std::to_string(m.cores()) + (m.from_hwloc() ? " (hwloc cores)" : " (online CPUs)");
+    return std::to_string(m.default_threads()) + " (" + m.default_threads_source() + ")";
 }
 
 const setting_row& row(const std::vector<setting_row>& rows, std::string_view name) {
@@ -62,7 +62,8 @@ config expect_one_warning(const std::string& name, const std::string& value,
 const std::vector<std::string> all_variables = {
     "ALOE_NUM_THREADS", "OMP_NUM_THREADS", "ALOE_PROC_BIND",   "ALOE_WAIT_POLICY", "ALOE_SPIN_US",
     "ALOE_SCHEDULE",    "ALOE_STATS",      "ALOE_VERBOSE",     "ALOE_DISPLAY_ENV", "ALOE_OMP_RULES",
-    "ALOE_OMP_STATS",   "ALOE_OMP_SUMMARY", "ALOE_TRACE"};
+    "ALOE_OMP_STATS",   "ALOE_OMP_SUMMARY", "ALOE_TRACE",  "ALOE_OMP_SCHEDULE", "ALOE_OMP_REPORT_DIR",
+    "ALOE_SITE_LIMIT"};
 
 TEST(RuntimeConfig, InterposerFilesAreReadAsGiven) {
     const std::map<std::string, std::string> vars = {{"ALOE_OMP_RULES", "site.rules"},
@@ -78,6 +79,26 @@ TEST(RuntimeConfig, InterposerFilesAreReadAsGiven) {
     EXPECT_EQ(cfg.omp_summary_file, "-");
     EXPECT_EQ(cfg.trace_file, "trace.json");
     EXPECT_EQ(cfg.sources.at("ALOE_TRACE"), setting_source::aloe_environment);
+}
+
+TEST(RuntimeConfig, InterposerChoiceAndReportFolderAreReadAsGiven) {
+    const config cfg = load({{"ALOE_OMP_SCHEDULE", "forward"}, {"ALOE_OMP_REPORT_DIR", "/tmp/aloe-run-1-x"}});
+    EXPECT_EQ(cfg.omp_schedule, "forward");
+    EXPECT_EQ(cfg.omp_report_dir, "/tmp/aloe-run-1-x");
+    EXPECT_TRUE(cfg.schedule.empty());  // aloe's own loops do not see the interposer's choice
+}
+
+TEST(RuntimeConfig, SiteLimitIsBoundedBothWays) {
+    EXPECT_EQ(load({}).site_limit, 4096);
+    EXPECT_EQ(load({{"ALOE_SITE_LIMIT", "64"}}).site_limit, 64);
+    EXPECT_EQ(load({{"ALOE_SITE_LIMIT", "1000000"}}).site_limit, 1000000);
+    for (const char* bad : {"63", "0", "1000001", "-5", "4k", "1e4"}) {
+        report_capture capture;
+        EXPECT_EQ(load({{"ALOE_SITE_LIMIT", bad}}).site_limit, 4096) << bad;
+        ASSERT_EQ(capture.lines().size(), 1u) << bad;
+        EXPECT_NE(capture.lines()[0].find("W116"), std::string::npos) << capture.lines()[0];
+        EXPECT_NE(capture.lines()[0].find("64..1000000"), std::string::npos) << capture.lines()[0];
+    }
 }
 
 TEST(RuntimeConfig, EmptyEnvironmentGivesDefaultsWithoutWarnings) {

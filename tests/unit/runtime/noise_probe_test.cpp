@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace {
@@ -71,6 +72,25 @@ TEST(NoiseProbe, RejectsEmptyTracesAndBadSlices) {
     EXPECT_THROW(summarize_ftq({}, 10.0, 0), std::invalid_argument);
     EXPECT_THROW(summarize_ftq({1, 2}, 0.0, 0), std::invalid_argument);
     EXPECT_THROW(calibrate_work_units(0.0), std::invalid_argument);
+}
+
+// `aloe noise` refuses a plan whose count is 0 (the summaries throw on an empty trace) or
+// above max_samples_per_cpu, so the count must be exact at the edges.
+TEST(NoiseProbe, SamplesInCountsWholeQuanta) {
+    EXPECT_EQ(samples_in(2, 10), 200'000u);
+    EXPECT_EQ(samples_in(0.0005, 1000), 0u);     // half a slice: none
+    EXPECT_EQ(samples_in(0.1, 1'000'000), 0u);   // a 1 s slice in 0.1 s
+    EXPECT_EQ(samples_in(0.5, 1'000'000), 0u);
+    EXPECT_EQ(samples_in(1, 1'000'000), 1u);
+    EXPECT_EQ(samples_in(0.0157, 10), 1570u);    // 1569.9999… in binary
+    EXPECT_EQ(samples_in(0.003, 1000), 3u);
+    EXPECT_EQ(samples_in(600, 1), 600'000'000u);
+    EXPECT_EQ(samples_in(0, 10), 0u);
+    EXPECT_EQ(samples_in(-1, 10), 0u);
+    EXPECT_EQ(samples_in(1, 0), 0u);
+    EXPECT_EQ(samples_in(std::numeric_limits<double>::quiet_NaN(), 10), 0u);
+    EXPECT_EQ(samples_in(std::numeric_limits<double>::infinity(), 10), 0u);
+    EXPECT_EQ(samples_in(1e300, 1e-300), std::numeric_limits<std::size_t>::max());
 }
 
 TEST(NoiseProbe, MeasuringLoopsReturnOneValuePerSample) {

@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace aloe::runtime {
 namespace {
@@ -106,6 +110,36 @@ TEST(RuntimeTeamHolding, OversubscribedTeamsFinish) {
         team.release();
         for (int w = 0; w < size; ++w) EXPECT_EQ(job.ran[static_cast<std::size_t>(w)].load(), 20);
     }
+}
+
+TEST(RuntimeTeamFork, ATeamFromBeforeTheForkIsNotUsableInTheChild) {
+    // The child checks what it can without starting threads (the process tests in
+    // tests/process/fork_test.cpp run loops there); alarm() turns a block into a failure.
+    worker_team team(3, with_policy(wait_policy_kind::hybrid));
+    ASSERT_TRUE(team.usable());
+    const std::uint32_t parent_generation = fork_generation();
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        alarm(20);
+        int code = 0;
+        if (fork_generation() != parent_generation + 1) code |= 1;
+        if (team.usable()) code |= 2;
+        if (team.try_acquire()) code |= 4;  // its workers are not here: serial, never held
+        _exit(code);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "bits: 1 generation, 2 usable, 4 acquired";
+    EXPECT_EQ(fork_generation(), parent_generation) << "the parent's generation does not move";
+    EXPECT_TRUE(team.usable());
+    ASSERT_TRUE(team.try_acquire());
+    count_job job(3);
+    team.run(&count_job::run, &job);
+    team.release();
+    for (int w = 0; w < 3; ++w) EXPECT_EQ(job.ran[static_cast<std::size_t>(w)].load(), 1);
 }
 
 TEST(RuntimeWaitSettings, OversubscriptionShortensTheSpin) {

@@ -1,8 +1,11 @@
 // Runtime.Topology: counts and worker placement on synthetic hwloc XML machines from
-// tests/data/topology/, the fallback when hwloc fails, and the live machine.
+// tests/data/topology/, restricted by given limits (affinity mask, cgroup cpuset and CPU
+// quota, as cpu_allowance.hpp gathers them for the live process), the fallback when hwloc
+// fails, and the live machine.
 #include "runtime/topology.hpp"
 
 #include "runtime/config.hpp"
+#include "runtime/cpu_allowance.hpp"
 #include "unit/runtime/report_capture.hpp"
 
 #include <gtest/gtest.h>
@@ -69,6 +72,115 @@ TEST(RuntimeTopology, OnlyTheAllowedCpusetCounts) {
     EXPECT_EQ(t.processing_units(), 2);
     EXPECT_EQ(t.cpus_of_core(0), (std::vector<int>{0}));
     EXPECT_EQ(t.cpus_of_core(1), (std::vector<int>{2}));
+}
+
+TEST(RuntimeTopology, TheWholeMachineIsCountedToo) {
+    const topology t(xml("1pkg-4core-2allowed.xml"));
+    const hardware_counts machine = t.whole_machine();
+    EXPECT_EQ(machine.cores, 4);
+    EXPECT_EQ(machine.processing_units, 4);
+    EXPECT_EQ(machine.packages, 1);
+    EXPECT_EQ(t.allowed_cpus(), (std::vector<int>{0, 2}));
+    EXPECT_EQ(t.limited_by(), std::vector<std::string>{"allowed cpuset of the XML file"});
+    EXPECT_EQ(t.default_threads(), 2);
+    EXPECT_EQ(t.default_threads_source(), "allowed cores (allowed cpuset of the XML file)");
+    const std::string d = t.describe();
+    EXPECT_NE(d.find("machine: 1 package, 1 NUMA node, 4 cores, 4 hardware threads"), std::string::npos) << d;
+    EXPECT_NE(d.find("allowed: 2 cores, 2 hardware threads, CPUs 0,2 (limited by allowed cpuset of the XML file)"),
+              std::string::npos) << d;
+}
+
+cpu_allowance with_mask(std::vector<int> mask) {
+    cpu_allowance a;
+    a.mask = std::move(mask);
+    return a;
+}
+
+TEST(RuntimeTopology, AffinityMaskRestrictsCoresAndBinding) {
+    // PUs 1, 3 and 9: one hardware thread of cores 0 and 1 (package 0) and of core 4
+    // (package 1). Worker i bound close goes to allowed core i, on its allowed thread only.
+    const topology t(xml("2pkg-4core-2pu.xml"), with_mask({1, 3, 9}));
+    EXPECT_EQ(t.cores(), 3);
+    EXPECT_EQ(t.processing_units(), 3);
+    EXPECT_EQ(t.packages(), 2);
+    EXPECT_EQ(t.whole_machine().cores, 8);
+    EXPECT_EQ(t.whole_machine().processing_units, 16);
+    EXPECT_EQ(t.allowed_cpus(), (std::vector<int>{1, 3, 9}));
+    EXPECT_EQ(t.cpus_of_core(0), std::vector<int>{1});
+    EXPECT_EQ(t.cpus_of_core(1), std::vector<int>{3});
+    EXPECT_EQ(t.cpus_of_core(2), std::vector<int>{9});
+    EXPECT_TRUE(t.cpus_of_core(3).empty());
+    EXPECT_EQ(t.limited_by(), std::vector<std::string>{"affinity mask"});
+    EXPECT_EQ(t.default_threads(), 3);
+    EXPECT_EQ(t.default_threads_source(), "allowed cores (affinity mask)");
+    EXPECT_EQ(placements(t, 3, proc_bind_kind::close), (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(placements(t, 5, proc_bind_kind::close), (std::vector<int>{0, 1, 2, 0, 1}));
+    for (const proc_bind_kind bind : {proc_bind_kind::close, proc_bind_kind::spread}) {
+        for (const int team : {1, 2, 3, 7}) {
+            for (const int core : placements(t, team, bind)) {
+                for (const int cpu : t.cpus_of_core(core)) EXPECT_TRUE(cpu == 1 || cpu == 3 || cpu == 9) << cpu;
+            }
+        }
+    }
+}
+
+TEST(RuntimeTopology, EveryLimitIntersectsAndEachNarrowingOneIsNamed) {
+    // XML allows 0 and 2; the cgroup cpuset 0-3 removes nothing; the mask 2-3 removes 0.
+    cpu_allowance a = with_mask({2, 3});
+    a.cgroup.cpuset = std::vector<int>{0, 1, 2, 3};
+    const topology t(xml("1pkg-4core-2allowed.xml"), a);
+    EXPECT_EQ(t.allowed_cpus(), std::vector<int>{2});
+    EXPECT_EQ(t.cores(), 1);
+    EXPECT_EQ(t.limited_by(), (std::vector<std::string>{"allowed cpuset of the XML file", "affinity mask"}));
+    cpu_allowance cpuset_only;
+    cpuset_only.cgroup.cpuset = std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15};
+    const topology second_package(xml("2pkg-4core-2pu.xml"), cpuset_only);
+    EXPECT_EQ(second_package.cores(), 4);
+    EXPECT_EQ(second_package.packages(), 1);
+    EXPECT_EQ(second_package.cpus_of_core(0), (std::vector<int>{8, 9}));
+    EXPECT_EQ(second_package.default_threads_source(), "allowed cores (cgroup cpuset)");
+}
+
+TEST(RuntimeTopology, CgroupQuotaLimitsTheDefaultTeamToItsCeiling) {
+    cpu_allowance a;
+    a.cgroup.quota = cpu_quota{150000, 100000, "/sys/fs/cgroup/job/cpu.max"};
+    const topology t(xml("2pkg-4core-2pu.xml"), a);
+    EXPECT_EQ(t.cores(), 8);  // the quota limits time, not which cores
+    EXPECT_EQ(t.default_threads(), 2);
+    EXPECT_EQ(t.default_threads_source(), "cgroup CPU quota 1.5 CPUs");
+    EXPECT_NE(t.describe().find("CPU quota 1.5 CPUs (/sys/fs/cgroup/job/cpu.max)"), std::string::npos) << t.describe();
+    a.cgroup.quota = cpu_quota{50000, 100000, "q"};
+    EXPECT_EQ(topology(xml("2pkg-4core-2pu.xml"), a).default_threads(), 1);  // never 0
+    a.cgroup.quota = cpu_quota{1600000, 100000, "q"};
+    const topology loose(xml("2pkg-4core-2pu.xml"), a);
+    EXPECT_EQ(loose.default_threads(), 8);  // 16 CPUs of quota, 8 cores
+    EXPECT_EQ(loose.default_threads_source(), "hwloc cores");
+}
+
+TEST(RuntimeTopology, LimitsThatLeaveNothingFallBackToHwlocsAllowedSet) {
+    report_capture capture;
+    const topology t(xml("1pkg-4core-2allowed.xml"), with_mask({1, 3}));
+    EXPECT_EQ(t.allowed_cpus(), (std::vector<int>{0, 2}));
+    EXPECT_EQ(t.limited_by(), std::vector<std::string>{"allowed cpuset of the XML file"});
+    const std::vector<std::string> lines = capture.containing("W207");
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("(affinity mask 1,3) leave none of the CPUs hwloc allows (0,2); using the CPUs hwloc "
+                            "allows"),
+              std::string::npos) << lines[0];
+}
+
+TEST(RuntimeTopology, FallbackCountsOneCorePerAllowedCpu) {
+    report_capture capture;
+    const topology t(xml("no-such-file-either.xml"), with_mask({1}));
+    EXPECT_FALSE(t.from_hwloc());
+    EXPECT_EQ(t.cores(), 1);
+    EXPECT_EQ(t.cpus_of_core(0), std::vector<int>{1});
+    const std::vector<std::string> lines = capture.containing("W201");
+    ASSERT_EQ(lines.size(), 1u);
+    if (std::thread::hardware_concurrency() > 1) {
+        EXPECT_NE(lines[0].find("; using 1 core, one per allowed CPU"), std::string::npos) << lines[0];
+        EXPECT_EQ(t.default_threads_source(), "allowed CPUs (affinity mask)");
+    }
 }
 
 TEST(RuntimeTopology, CloseBindingPutsWorkerIOnCoreIModuloCores) {

@@ -1,0 +1,73 @@
+// White-box tests of loop::shared_loop's accounting: every loop counts once at its site,
+// an empty one (count 0) as an empty invocation, whichever threads ask and however
+// (next(), or claim() then finish() as the GOMP interposer does).
+#include "loop/shared_loop.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace aloe::loop {
+namespace {
+
+// Runs one loop of `count` on `threads` plain threads; odd threads use claim() + finish().
+std::uint64_t run_on_threads(shared_loop& loop, int threads) {
+    std::atomic<std::uint64_t> ran{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            chunk c;
+            if (t % 2 == 0) {
+                while (loop.next(t, threads, c)) ran.fetch_add(c.end - c.begin);
+                EXPECT_FALSE(loop.next(t, threads, c)) << "asking again after the end";
+            } else {
+                while (loop.claim(t, threads, c)) ran.fetch_add(c.end - c.begin);
+                loop.finish(t);
+            }
+        });
+    }
+    for (std::thread& th : pool) th.join();
+    return ran.load();
+}
+
+TEST(LoopSharedLoop, EmptyLoopCountsOnceFromEveryThread) {
+    site_registry r(64);
+    site_state& site = r.pin(loop_site("shared/empty"));
+    shared_loop loop;
+    constexpr int loops = 5;
+    for (int k = 0; k < loops; ++k) {
+        loop.reset(0, schedule("dynamic,chunk=2"), site);
+        EXPECT_EQ(run_on_threads(loop, 4), 0u);
+    }
+    const auto st = r.snapshot(loop_site("shared/empty"));
+    ASSERT_TRUE(st.has_value());
+    EXPECT_EQ(st->empty_invocations, static_cast<std::uint64_t>(loops));
+    EXPECT_EQ(st->invocations, 0u);
+    EXPECT_EQ(st->iterations, 0u);
+    EXPECT_EQ(st->calls(), static_cast<std::uint64_t>(loops));
+    EXPECT_EQ(st->schedule, "dynamic,chunk=2");
+}
+
+TEST(LoopSharedLoop, EmptyAndFullLoopsAtOneSiteAddUp) {
+    site_registry r(64);
+    site_state& site = r.pin(loop_site("shared/mixed"));
+    shared_loop loop;
+    const std::uint64_t counts[] = {100, 0, 7, 0, 0, 1};
+    std::uint64_t iterations = 0;
+    for (std::uint64_t n : counts) {
+        loop.reset(n, schedule("staggered,fs=0.5,chunk=2"), site);
+        EXPECT_EQ(run_on_threads(loop, 3), n);
+        iterations += n;
+    }
+    const auto st = r.snapshot(loop_site("shared/mixed"));
+    ASSERT_TRUE(st.has_value());
+    EXPECT_EQ(st->invocations, 3u);
+    EXPECT_EQ(st->empty_invocations, 3u);
+    EXPECT_EQ(st->calls(), std::size(counts));
+    EXPECT_EQ(st->iterations, iterations);
+}
+
+}  // namespace
+}  // namespace aloe::loop
