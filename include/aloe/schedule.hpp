@@ -43,6 +43,10 @@
 
 namespace aloe {
 
+/// The largest chunk a schedule accepts (2^40): far beyond any loop, small enough that
+/// chunk × threads never overflows the claim arithmetic.
+inline constexpr std::int64_t max_schedule_chunk = std::int64_t{1} << 40;
+
 enum class schedule_kind : std::uint8_t {
     static_block,  ///< `static` (with chunk: cyclic)
     dynamic,

@@ -32,9 +32,7 @@ namespace aloe {
 
 namespace {
 
-// Largest chunk accepted: far beyond any loop, small enough that chunk·threads never
-// overflows the claim arithmetic.
-constexpr std::int64_t max_chunk = std::int64_t{1} << 40;
+constexpr std::int64_t max_chunk = max_schedule_chunk;
 // Tasklet tables live in the team's scratch memory: 2^24 tasklets is 400 MB of tables
 // already, beyond any useful granularity.
 constexpr std::int64_t max_tasklets = std::int64_t{1} << 24;

@@ -55,11 +55,10 @@ program_schedule resolve_program_schedule(const loop_request& r, int runtime_kin
 /// chunk, auto runs as libgomp runs it (static blocks).
 aloe::schedule translate(long kind, long chunk);
 
-/// The largest chunk aloe's schedules accept (aloe::schedule's parser, which does not export
-/// it; OmpScheduleDecision.TranslationKeepsEveryKindAndBoundsTheChunk keeps the two equal).
-/// A larger chunk covers any loop of at most this many iterations, so it is lowered to this
-/// bound there; on a longer loop it would change the mapping, and the loop is forwarded.
-inline constexpr long max_aloe_chunk = 1L << 40;
+/// The largest chunk aloe's schedules accept (aloe::max_schedule_chunk). A larger chunk
+/// covers any loop of at most this many iterations, so it is lowered to this bound there; on
+/// a longer loop it would change the mapping, and the loop is forwarded.
+inline constexpr long max_aloe_chunk = aloe::max_schedule_chunk;
 
 /// aloe schedules that hand each thread increasing chunks: a block, then chunks from one
 /// shared counter beyond every block. staggered, weighted and tasklets steal or reorder,
