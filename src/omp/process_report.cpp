@@ -96,7 +96,10 @@ std::string format_summary(const run_request& run, const std::vector<process_rep
 
     std::ostringstream out;
     header(out, run);
-    if (active.empty()) {
+    if (processes.empty()) {
+        out << "  no process wrote a report: the program ended before its exit handlers ran (a signal, _exit "
+               "or abort), or never loaded the interposer (statically linked, or setuid)\n";
+    } else if (active.empty()) {
         out << "  no OpenMP region or loop ran under the interposer: the program does not use GCC's OpenMP "
                "runtime (libgomp), is statically linked, or ended before its first parallel region\n";
     }

@@ -136,7 +136,8 @@ group_once)
     grep -qx "usr1=1" out || fail "the program should have seen SIGUSR1 exactly once: $(cat out)"
     ;;
 sigkill)
-    "$aloe" run --summary none -- bash -c 'echo $$ > ready; while :; do sleep 0.05; done' >out 2>err &
+    # --stats: with an output asked for, aloe run has a report folder to leave behind.
+    "$aloe" run --summary none --stats s.json -- bash -c 'echo $$ > ready; while :; do sleep 0.05; done' >out 2>err &
     runner=$!
     wait_for "the program to start" test -s ready
     program=$(cat ready)
@@ -150,7 +151,7 @@ sigkill)
     alive "$program" && fail "the program (pid $program) outlived aloe run by 10 s"
     left=$(ls -d "$TMPDIR"/aloe-run-* 2>/dev/null | wc -l)
     [ "$left" -eq 1 ] || fail "aloe run killed by SIGKILL should leave its report folder (found $left)"
-    "$aloe" run --summary none -- /bin/true >out 2>err || fail "the next aloe run failed"
+    "$aloe" run --summary none --stats s.json -- /bin/true >out 2>err || fail "the next aloe run failed"
     left=$(ls -d "$TMPDIR"/aloe-run-* 2>/dev/null | wc -l)
     [ "$left" -eq 0 ] || fail "the next aloe run should sweep the abandoned folder (found $left)"
     ;;

@@ -9,6 +9,7 @@
 #include "runtime/cpu_list.hpp"
 #include "runtime/json_text.hpp"
 #include "runtime/machine_caps.hpp"
+#include "runtime/printable_text.hpp"
 #include "runtime/topology.hpp"
 
 #include <aloe/version.hpp>
@@ -196,9 +197,9 @@ int info_command(arguments args) {
             print_info_usage(std::cout);
             return exit_ok;
         } else if (a.starts_with('-')) {
-            return usage_error("info: unknown option '" + std::string(a) + "'", "info");
+            return usage_error("info: unknown option '" + rt::printable(a) + "'", "info");
         } else {
-            return usage_error("info: unexpected argument '" + std::string(a) + "'", "info");
+            return usage_error("info: unexpected argument '" + rt::printable(a) + "'", "info");
         }
     }
     if (json && markdown) {

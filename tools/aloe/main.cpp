@@ -4,6 +4,8 @@
 // subcommand or option is named in the message).
 #include "commands.hpp"
 
+#include "runtime/printable_text.hpp"
+
 #include <aloe/version.hpp>
 
 #include <algorithm>
@@ -58,12 +60,12 @@ int run(const std::vector<std::string_view>& words) {
         return exit_ok;
     }
     if (first.starts_with('-')) {
-        return usage_error("unknown option '" + std::string(first) + "'");
+        return usage_error("unknown option '" + runtime::printable(first) + "'");
     }
     for (const subcommand& s : subcommands) {
         if (s.name == first) return s.run(arguments(words).subspan(1));
     }
-    return usage_error("unknown subcommand '" + std::string(first) + "'");
+    return usage_error("unknown subcommand '" + runtime::printable(first) + "'");
 }
 
 }  // namespace

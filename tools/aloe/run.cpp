@@ -580,6 +580,12 @@ int run_command(arguments args) {
     // program does not start (it would run, and its summary and files would be lost).
     std::error_code ec;
     const fs::path temp = fs::temp_directory_path(ec);
+    // Nothing asked for (--summary none, no --stats, no --trace): no folder, and the processes
+    // write nothing at exit (only folders earlier runs abandoned are cleaned up).
+    if (plan.summary == "none" && plan.stats.empty() && plan.trace.empty()) {
+        sweep_abandoned_report_folders(ec ? std::string("/tmp") : fs::absolute(temp, ec).string());
+        return run_program(o, child_environment(o, plan, env, "")).status;
+    }
     std::optional<report_folder> folder;
     folder.emplace(ec ? std::string("/tmp") : temp.string());
     if (!folder->ok() && !ec && temp != "/tmp") {

@@ -44,10 +44,11 @@ bool is_report_folder_name(std::string_view name) {
            std::all_of(suffix.begin(), suffix.end(), alnum);
 }
 
-// Removes this user's report folders in `parent` whose aloe run has ended (its lock is free).
+}  // namespace
+
 // A folder's `.lock` only ever appears already locked (made under another name, locked, then
 // renamed), so a free lock means its owner is gone, never that it has not locked it yet.
-void sweep_abandoned(const std::string& parent) {
+void sweep_abandoned_report_folders(const std::string& parent) {
     std::error_code ec;
     for (const fs::directory_entry& e : fs::directory_iterator(parent, ec)) {
         const std::string name = e.path().filename().string();
@@ -65,6 +66,8 @@ void sweep_abandoned(const std::string& parent) {
         if (abandoned) fs::remove_all(e.path(), ec);
     }
 }
+
+namespace {
 
 std::string read_file(const fs::path& p, std::string& error) {
     std::error_code ec;
@@ -167,7 +170,7 @@ report_folder::report_folder(const std::string& given_parent) {
     // Absolute: the program may change its working folder before it writes its report.
     std::error_code ec;
     const std::string parent = fs::absolute(given_parent, ec).lexically_normal().string();
-    sweep_abandoned(parent);
+    sweep_abandoned_report_folders(parent);
     std::string pattern = parent + "/" + std::string(folder_prefix) + std::to_string(::getpid()) + "-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) {
         error_ = "cannot create a folder in '" + runtime::printable(parent, runtime::printable_path_limit) +

@@ -42,6 +42,9 @@ private:
     int lock_fd_ = -1;
 };
 
+/// Removes this user's report folders in `parent` whose aloe run is gone (their lock is free).
+void sweep_abandoned_report_folders(const std::string& parent);
+
 /// One report document (format_stats_json's) back into values; false and `error` when the
 /// text is not such a document.
 bool parse_process_reports(const std::string& text, std::vector<omp::process_report>& out, std::string& error);

@@ -397,8 +397,14 @@ TEST(OmpProcessReport, SummaryOfSeveralActiveProcessesHasAPidColumn) {
 }
 
 TEST(OmpProcessReport, SummaryWithoutOpenMPSaysSo) {
+    // No report at all is another case: the program died first (a signal, _exit) or never
+    // loaded the interposer; the summary says that, not "no OpenMP".
+    const std::string none = aloe::omp::format_summary(run_request{"program", 0, ""}, {});
+    EXPECT_NE(none.find("no process wrote a report"), std::string::npos) << none;
+    EXPECT_EQ(none.find("no OpenMP region"), std::string::npos) << none;
+    EXPECT_EQ(none.find("parallel regions"), std::string::npos) << none;
     for (const std::vector<process_report>& processes :
-         {std::vector<process_report>{}, std::vector<process_report>{simple(5, "/bin/true", false)},
+         {std::vector<process_report>{simple(5, "/bin/true", false)},
           std::vector<process_report>{simple(5, "sh", false), simple(6, "/bin/true", false)}}) {
         const std::string s = aloe::omp::format_summary(run_request{"program", 0, ""}, processes);
         EXPECT_NE(s.find("no OpenMP region or loop ran under the interposer"), std::string::npos) << s;
