@@ -77,7 +77,7 @@ site_registry& site_registry::instance() {
     static site_registry* const r = [] {
         auto* made = new site_registry(static_cast<std::size_t>(runtime::current_config().site_limit));
         process_registry.store(made, std::memory_order_release);
-        runtime::register_fork_hooks(runtime::fork_rank::loop_sites, {&before_fork, &after_fork, &after_fork});
+        runtime::register_fork_hooks(runtime::fork_rank::loop_sites, {&before_fork, &after_fork, &after_fork_in_child});
         return made;
     }();  // lives to exit (atexit statistics)
     return *r;
@@ -96,6 +96,17 @@ void site_registry::after_fork() noexcept {
     site_registry& r = *process_registry.load(std::memory_order_acquire);
     for (auto stripe = r.stripes_.rbegin(); stripe != r.stripes_.rend(); ++stripe) stripe->mutex.unlock();
     r.mutex_.unlock();
+}
+
+// The child starts its own statistics: what the parent's loops measured is the parent's to
+// report (a child that writes ALOE_STATS or an interposer report would count it twice). History
+// and tuners stay: they describe the loops, not who ran them. Only this thread is left, and it
+// holds every lock (before_fork).
+void site_registry::after_fork_in_child() noexcept {
+    site_registry& r = *process_registry.load(std::memory_order_acquire);
+    for (const auto& s : r.pool_) s->stats.clear();
+    r.folded_ = folded_totals{};
+    after_fork();
 }
 
 void site_registry::touch(site_state& s) noexcept {

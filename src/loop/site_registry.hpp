@@ -181,6 +181,7 @@ private:
 
     static void before_fork() noexcept;
     static void after_fork() noexcept;
+    static void after_fork_in_child() noexcept;
 
     // A guess: few enough to take all around fork(), in two copies of aloe (libaloe and
     // libaloe-gomp.so) within TSan's 64, enough that two busy sites rarely share one.

@@ -13,7 +13,10 @@
 #include "runtime/output_file.hpp"
 #include "runtime/report.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <cstdlib>
@@ -78,7 +81,10 @@ process_report gather(std::vector<omp_site*>& regions, std::vector<omp_site*>& l
     p.command = command_words();
     p.executable = executable_path();
     if (const char* why = program_sets_threads.load()) p.program_sets_threads = why;
+    // A site this process never ran (a forked child's inheritance from its parent, whose counts
+    // were dropped at the fork) is not this process's to report.
     for (const omp_site* s : regions) {
+        if (s->invocations.load() == 0) continue;
         region_report r;
         r.site = s->name;
         r.source = s->source;
@@ -91,6 +97,7 @@ process_report gather(std::vector<omp_site*>& regions, std::vector<omp_site*>& l
         p.regions.push_back(std::move(r));
     }
     for (omp_site* s : loop_sites) {
+        if (s->taken.load() == 0 && s->forwarded.load() == 0) continue;
         loop_report l;
         l.site = s->name;
         l.source = s->source;
@@ -154,6 +161,11 @@ void write_trace_file(const std::string& path, const std::string& process_name, 
 // Under aloe run: this process's statistics (and trace events, without the document around
 // them) into the run's private folder, named so that they sort by process start.
 void write_into_report_dir(const interposer_settings& cfg, const process_report& me) {
+    // No folder: its aloe run has ended and removed it (this process outlived the program, as
+    // Python's resource tracker does). Nobody would read the report; a warning would only
+    // appear on the terminal after aloe run returned.
+    struct stat folder {};
+    if (::stat(cfg.report_dir.c_str(), &folder) != 0 && errno == ENOENT) return;
     char name[96];
     std::snprintf(name, sizeof name, "/%020llu-%ld", start_ticks(), me.pid);
     std::string error;

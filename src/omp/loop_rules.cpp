@@ -1,5 +1,8 @@
 #include "omp/loop_rules.hpp"
 
+#include <charconv>
+#include <cstdint>
+
 #include "runtime/printable_text.hpp"
 
 #include <fcntl.h>
@@ -58,8 +61,13 @@ bool valid_site(std::string_view s) {
         return !hex.empty() && hex.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
     }
     if (const std::size_t colon = s.rfind(':'); colon != std::string_view::npos && colon > 0) {
+        // A line number: 1 and up, as addr2line prints it (a line 0 or one too large to be
+        // any file's could never match).
         const std::string_view digits = s.substr(colon + 1);
-        return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+        std::uint32_t line = 0;
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), line);
+        return !digits.empty() && ec == std::errc() && end == digits.data() + digits.size() &&
+               digits.find_first_not_of("0123456789") == std::string_view::npos && line > 0;
     }
     return false;
 }

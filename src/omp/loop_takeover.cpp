@@ -173,13 +173,13 @@ loop_decision decide(omp_site& site, const loop_request& r, bool starting_region
         return d;
     }
     if (!starting_region) {
+        // The view is the innermost region aloe started on this thread; a region inside it
+        // that aloe did not start, or one with no aloe region around it, has another level.
         const thread_view& v = view();
-        if (v.region == nullptr) {
-            d.forward_reason = "outside a parallel region aloe started (serial or orphaned)";
-            return d;
-        }
-        if (real().get_level() != v.level) {
-            d.forward_reason = "in a region aloe did not start (task reductions, teams)";
+        const int level = real().get_level();
+        if (v.region == nullptr || level != v.level) {
+            d.forward_reason = level == 0 ? "outside any parallel region (serial code)"
+                                          : "in a region aloe did not start (task reductions, teams)";
             return d;
         }
     }
@@ -245,7 +245,10 @@ taken_start start_taken(omp_site& site, const iteration_map& map, const loop_dec
 void begin_forwarded(omp_site& site, const char* reason, std::uint64_t iterations) {
     thread_view& v = view();
     site.forward_reason.store(reason, std::memory_order_relaxed);
-    if (v.thread == 0) {
+    // libgomp's thread number, not the view's: in a region aloe did not start, every thread
+    // has the view of the region around it (or none, thread 0), so each would count.
+    v.forwarded_thread = real().get_thread_num();
+    if (v.forwarded_thread == 0) {
         site.forwarded.fetch_add(1, std::memory_order_relaxed);
         site.forwarded_iterations.fetch_add(iterations, std::memory_order_relaxed);
     }
@@ -262,13 +265,14 @@ bool leave_current_loop(thread_view& v) {
         if (tracing()) trace_event(trace_kind::loop_taken, *s->site, v.loop_t0, runtime::now_ticks(), v.thread,
                                    v.loop_iterations);
         v.loop = nullptr;
-        leave_loop(*s, v.threads);
+        leave_loop(*v.region, *s, v.threads);
         return true;
     }
     if (omp_site* f = v.forwarded) {
         const runtime::ticks t1 = runtime::now_ticks();
-        if (v.thread == 0) f->forwarded_ticks.fetch_add(t1 - v.forwarded_t0, std::memory_order_relaxed);
-        if (tracing()) trace_event(trace_kind::loop_forwarded, *f, v.forwarded_t0, t1, v.thread, v.forwarded_iterations);
+        if (v.forwarded_thread == 0) f->forwarded_ticks.fetch_add(t1 - v.forwarded_t0, std::memory_order_relaxed);
+        if (tracing())
+            trace_event(trace_kind::loop_forwarded, *f, v.forwarded_t0, t1, v.forwarded_thread, v.forwarded_iterations);
         v.forwarded = nullptr;
     }
     return false;

@@ -142,7 +142,8 @@ inline bool next_taken(thread_view& v, std::uint64_t& first, std::uint64_t& last
     return true;
 }
 
-/// Forwarded loop: counted (thread 0) and timed from here to its end call.
+/// Forwarded loop: counted (by OpenMP thread 0 of the team that runs it) and timed from
+/// here to its end call.
 void begin_forwarded(omp_site& site, const char* reason, std::uint64_t iterations);
 
 /// GOMP_loop_end (barrier), _nowait and _cancel, for either kind of loop.

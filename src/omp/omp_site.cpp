@@ -1,6 +1,7 @@
 #include "omp/omp_site.hpp"
 
 #include "omp/interposer_settings.hpp"
+#include "runtime/report.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -8,7 +9,9 @@
 
 #include <array>
 #include <cstdio>
+#include <iterator>
 #include <memory>
+#include <string>
 
 namespace aloe::omp {
 
@@ -16,7 +19,8 @@ std::atomic<const char*> program_sets_threads{nullptr};
 
 namespace {
 
-// Far more sites than a program has; past it, sites share one overflow record.
+// Far more sites than a program usually has; past it, sites share one overflow record
+// (generated code can have more: 90 functions of 100 loops).
 constexpr std::size_t table_size = 1 << 13;
 
 struct site_table {
@@ -24,15 +28,22 @@ struct site_table {
     std::array<std::atomic<omp_site*>, table_size> sites{};
     std::mutex mutex;  // creation only
     std::vector<std::unique_ptr<omp_site>> owned;
-    omp_site overflow;
+    std::atomic<omp_site*> overflow{nullptr};  // made at the first site the table has no room for
 };
 
 // One table per kind: a combined parallel loop is one call, hence one address, for both
-// its region and its loop.
+// its region and its loop. Never destroyed (threads may outlive statics); reachable for the
+// fork hooks without a function-local static's guard.
+constinit std::atomic<site_table*> tables[2] = {nullptr, nullptr};
+
 site_table& table(site_kind kind) {
-    static site_table* regions = new site_table;  // never destroyed: threads may outlive statics
-    static site_table* loops = new site_table;
-    return kind == site_kind::region ? *regions : *loops;
+    static site_table* const made = [] {
+        tables[0].store(new site_table, std::memory_order_release);
+        tables[1].store(new site_table, std::memory_order_release);
+        return tables[0].load(std::memory_order_relaxed);
+    }();
+    (void)made;
+    return *tables[kind == site_kind::region ? 0 : 1].load(std::memory_order_acquire);
 }
 
 std::size_t slot_of(const void* address) {
@@ -70,10 +81,14 @@ omp_site* create(site_table& t, const void* address, site_kind kind) {
     auto site = std::make_unique<omp_site>();
     site->kind = kind;
     site->address = address;
-    name_site(*site);
+    if (address != nullptr) {
+        name_site(*site);
+    } else {
+        site->name = "(sites beyond the first " + std::to_string(table_size) + ")";
+    }
     if (kind == site_kind::loop) {
         const loop_rules& rules = settings().rules;
-        if (rules.names_source_lines()) {
+        if (rules.names_source_lines() && address != nullptr) {
             // The return address is just past the call: look up the call itself.
             code_address call = site->code;
             call.offset -= 1;
@@ -85,6 +100,21 @@ omp_site* create(site_table& t, const void* address, site_kind kind) {
     omp_site* raw = site.get();
     t.owned.push_back(std::move(site));
     return raw;
+}
+
+// The record every site beyond the table's room shares: a real one (pinned aloe site, in the
+// report), made once, with a warning that their statistics are merged.
+[[gnu::cold, gnu::noinline]] omp_site& overflow_site(site_table& t, site_kind kind) {
+    if (omp_site* s = t.overflow.load(std::memory_order_acquire)) return *s;
+    std::lock_guard lock(t.mutex);
+    if (omp_site* s = t.overflow.load(std::memory_order_acquire)) return *s;
+    omp_site* s = create(t, nullptr, kind);
+    t.overflow.store(s, std::memory_order_release);
+    runtime::report_once({runtime::report_level::warning, runtime::report_category::omp, "W504",
+                          "the program has more than " + std::to_string(table_size) + " OpenMP " +
+                              (kind == site_kind::loop ? "loop" : "region") + " call sites",
+                          "one shared record for the rest (their statistics merged)"});
+    return *s;
 }
 
 }  // namespace
@@ -106,7 +136,33 @@ omp_site& site_at(const void* address, site_kind kind) {
         t.keys[i].store(address, std::memory_order_release);
         return *s;
     }
-    return t.overflow;
+    return overflow_site(t, kind);
+}
+
+void lock_site_tables_for_fork() noexcept {
+    for (auto& t : tables)
+        if (site_table* p = t.load(std::memory_order_acquire)) p->mutex.lock();
+}
+
+void unlock_site_tables_after_fork() noexcept {
+    for (auto t = std::rbegin(tables); t != std::rend(tables); ++t)
+        if (site_table* p = t->load(std::memory_order_acquire)) p->mutex.unlock();
+}
+
+void forget_site_counts_in_child() noexcept {
+    for (auto& t : tables) {
+        site_table* p = t.load(std::memory_order_acquire);
+        if (p == nullptr) continue;
+        for (const auto& s : p->owned) {
+            s->taken.store(0, std::memory_order_relaxed);
+            s->forwarded.store(0, std::memory_order_relaxed);
+            s->forwarded_iterations.store(0, std::memory_order_relaxed);
+            s->forwarded_ticks.store(0, std::memory_order_relaxed);
+            s->invocations.store(0, std::memory_order_relaxed);
+            s->region_ticks.store(0, std::memory_order_relaxed);
+            s->imbalance_sum = 0;  // only this thread is left
+        }
+    }
 }
 
 std::vector<omp_site*> all_sites(site_kind kind) {

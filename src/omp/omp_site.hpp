@@ -66,6 +66,13 @@ omp_site& site_at(const void* address, site_kind kind);
 /// Every site of `kind`, in order of first use (for the exit report).
 std::vector<omp_site*> all_sites(site_kind kind);
 
+/// Around fork() (fork_hooks.cpp): the tables' creation mutexes, so that a child never finds
+/// one held by a thread that was creating a site (and resolving its source line) at the fork.
+void lock_site_tables_for_fork() noexcept;
+void unlock_site_tables_after_fork() noexcept;
+/// In the child: every site's counts back to 0, so its report holds what it ran itself.
+void forget_site_counts_in_child() noexcept;
+
 /// Whether a program thread called omp_set_num_threads (then regions keep libgomp's count).
 extern std::atomic<const char*> program_sets_threads;
 

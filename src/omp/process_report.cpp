@@ -98,7 +98,8 @@ std::string format_summary(const run_request& run, const std::vector<process_rep
     header(out, run);
     if (processes.empty()) {
         out << "  no process wrote a report: the program ended before its exit handlers ran (a signal, _exit "
-               "or abort), or never loaded the interposer (statically linked, or setuid)\n";
+               "or abort), never loaded the interposer (statically linked, or setuid), or could not write its "
+               "report\n";
     } else if (active.empty()) {
         out << "  no OpenMP region or loop ran under the interposer: the program does not use GCC's OpenMP "
                "runtime (libgomp), is statically linked, or ended before its first parallel region\n";

@@ -1,5 +1,6 @@
 #include "omp/source_lines.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,8 +28,22 @@ std::vector<std::string> run_addr2line(const std::string& module, const std::vec
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
 
+    // Both ends above 2 (a program that closed stdin or stdout gets those numbers back from
+    // pipe(), and the dup2 onto 1 below would then close the very end it had just made), and
+    // close-on-exec (addr2line gets the write end through dup2 only).
     int pipe_fds[2];
-    if (pipe(pipe_fds) != 0) return {};
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) return {};
+    for (int& fd : pipe_fds) {
+        if (fd > 2) continue;
+        const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        fd = moved;
+    }
+    if (pipe_fds[0] < 0 || pipe_fds[1] < 0) {
+        for (const int fd : pipe_fds)
+            if (fd >= 0) close(fd);
+        return {};
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);

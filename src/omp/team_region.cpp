@@ -3,10 +3,10 @@
 #include "omp/interposer_settings.hpp"
 #include "omp/trace_log.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
+#include <cassert>
 #include <memory>
+#include <utility>
 
 namespace aloe::omp {
 
@@ -23,8 +23,18 @@ struct region_pool {
     std::vector<team_region*> free;
 };
 
+// The pool as the fork hooks see it: they must not go through pool()'s guarded static (a
+// fork during its first use would leave the guard held in the child).
+constinit std::atomic<region_pool*> pool_for_fork{nullptr};
+// What the forking thread locked: the pool may be made between the two hooks.
+constinit thread_local region_pool* locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
+
 region_pool& pool() {
-    static region_pool* p = new region_pool;  // never destroyed: pool threads outlive statics
+    static region_pool* const p = [] {
+        auto* made = new region_pool;  // never destroyed: pool threads outlive statics
+        pool_for_fork.store(made, std::memory_order_release);
+        return made;
+    }();
     return *p;
 }
 
@@ -57,7 +67,76 @@ iteration_map iteration_map::for_ull(bool up, ull start, ull end, ull incr) noex
 }
 
 
-void yield_while_slot_busy() noexcept { sched_yield(); }
+void lock_region_pool_for_fork() noexcept {
+    region_pool* p = pool_for_fork.load(std::memory_order_acquire);
+    if (p != nullptr) p->mutex.lock();
+    locked_for_fork = p;
+}
+
+void unlock_region_pool_after_fork() noexcept {
+    if (region_pool* p = std::exchange(locked_for_fork, nullptr)) p->mutex.unlock();
+}
+
+loop_slot* overflow_loops::find(std::uint64_t index) noexcept {
+    const auto begin = entries_.begin() + static_cast<std::ptrdiff_t>(first_);
+    const auto at = std::lower_bound(begin, entries_.end(), index,
+                                     [](const entry& e, std::uint64_t i) { return e.index < i; });
+    return at != entries_.end() && at->index == index ? at->slot : nullptr;
+}
+
+loop_slot& overflow_loops::add(std::uint64_t index) {
+    assert(entries_.size() == first_ || entries_.back().index < index);
+    if (free_.empty()) {
+        auto made = std::make_unique<loop_slot>();
+        made->overflow = true;
+        // Room for every slot: remove() and clear() then return them without allocating.
+        if (free_.capacity() < all_.size() + 1) free_.reserve(std::max(2 * free_.capacity(), all_.size() + 1));
+        all_.push_back(std::move(made));
+        free_.push_back(all_.back().get());
+    }
+    loop_slot* s = free_.back();
+    free_.pop_back();
+    s->holds.store(index + 1, std::memory_order_relaxed);
+    entries_.push_back({index, s});
+    ++live_;
+    return *s;
+}
+
+void overflow_loops::remove(loop_slot& s) noexcept {
+    const std::uint64_t index = s.holds.load(std::memory_order_relaxed) - 1;
+    const auto begin = entries_.begin() + static_cast<std::ptrdiff_t>(first_);
+    const auto at = std::lower_bound(begin, entries_.end(), index,
+                                     [](const entry& e, std::uint64_t i) { return e.index < i; });
+    assert(at != entries_.end() && at->slot == &s);
+    at->slot = nullptr;
+    s.holds.store(0, std::memory_order_relaxed);
+    free_.push_back(&s);  // never allocates: add() reserved room for every slot
+    --live_;
+    // Drop the gaps at either end; when none is left in use, start again at the front.
+    while (first_ < entries_.size() && entries_[first_].slot == nullptr) ++first_;
+    while (entries_.size() > first_ && entries_.back().slot == nullptr) entries_.pop_back();
+    if (first_ == entries_.size()) {
+        entries_.clear();
+        first_ = 0;
+    }
+}
+
+void overflow_loops::clear() noexcept {
+    for (std::size_t i = first_; i < entries_.size(); ++i)
+        if (loop_slot* s = entries_[i].slot) {
+            s->holds.store(0, std::memory_order_relaxed);
+            s->departed.store(0, std::memory_order_relaxed);
+            free_.push_back(s);
+        }
+    entries_.clear();
+    first_ = 0;
+    live_ = 0;
+}
+
+void release_overflow_slot(team_region& r, loop_slot& s) noexcept {
+    std::lock_guard lock(r.mutex);
+    r.overflow.remove(s);
+}
 
 bool region_cancelled() noexcept {
     constexpr int gomp_cancel_parallel = 1;  // libgomp_g.h: GOMP_CANCEL_PARALLEL
@@ -88,6 +167,7 @@ team_region& acquire_region(omp_site& site, region_body body, void* data) {
         s.holds.store(0, std::memory_order_relaxed);
         s.departed.store(0, std::memory_order_relaxed);
     }
+    r->overflow.clear();  // a cancelled execution may have left some in use
     return *r;
 }
 

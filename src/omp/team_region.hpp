@@ -3,14 +3,17 @@
 //
 // libgomp starts the region with region_entry() in place of the program's body: each thread
 // records who it is (OpenMP thread number, team size) in its thread_view, runs the body,
-// and records its busy time. Worksharing loops aloe takes over live in the region's ring of
-// loop slots: every thread counts the loops it has met, and the n-th loop of every thread
-// is slot n mod ring_size. The first thread to arrive fills the slot; the last to leave
-// (GOMP_loop_end[_nowait]) frees it. With nowait, threads may be up to ring_size loops
-// apart; a thread further ahead waits (yielding) for the slot's previous loop to drain,
-// which always happens, since the thread furthest behind never waits.
+// and records its busy time. Worksharing loops aloe takes over live in loop slots: every
+// thread counts the taken loops it has met, and the n-th loop of every thread goes to ring
+// slot n mod ring_size. The first thread to arrive fills the slot; the last to leave
+// (GOMP_loop_end[_nowait]) frees it. With nowait, threads may run any number of loops ahead
+// of others (one may not have started a loop that others have left far behind: a valid
+// program, since libgomp allocates work shares as threads need them). When the ring slot
+// still holds an older loop, the loop gets an overflow slot from the region's own pool
+// instead, found by its index: no thread ever waits for another to reach a loop.
 //
-// Region objects are pooled: a steady state of parallel regions allocates nothing.
+// Region objects and their overflow slots are pooled: a steady state of parallel regions
+// allocates nothing.
 #pragma once
 
 #include "omp/gomp_abi.hpp"
@@ -21,6 +24,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -48,12 +52,55 @@ struct iteration_map {
 struct loop_slot {
     std::atomic<std::uint64_t> holds{0};  ///< index of the loop in it + 1; 0 when free
     std::atomic<int> departed{0};
+    bool overflow = false;  ///< from the region's overflow pool (team_region::overflow), not the ring
     omp_site* site = nullptr;
     iteration_map map;
     loop::shared_loop engine;
 };
 
+/// The taken loops of a region that found their ring slot busy with an older loop: loop
+/// index → slot, each slot from the region's own pool (kept across executions, so a steady
+/// state allocates nothing). Used under the region's mutex only.
+///
+/// Loops are placed in increasing index order (a thread meets loop k + 1 after loop k, and
+/// the first thread to meet a loop places it), so the entries stay sorted by index and a
+/// lookup is a binary search. A removed entry stays as a gap (no slot) until every entry
+/// before it or after it is gone too: the oldest loops usually drain first, and removing one
+/// then costs no shifting.
+class overflow_loops {
+public:
+    overflow_loops() = default;
+    overflow_loops(const overflow_loops&) = delete;
+    overflow_loops& operator=(const overflow_loops&) = delete;
+
+    /// The slot of loop `index`, nullptr when it has none.
+    loop_slot* find(std::uint64_t index) noexcept;
+    /// A free slot for loop `index`, which is above every index added before; its `holds`
+    /// says so (the caller fills it).
+    loop_slot& add(std::uint64_t index);
+    /// The last thread has left `s`: back to the pool.
+    void remove(loop_slot& s) noexcept;
+    /// Every slot back to the pool (a new execution of the region).
+    void clear() noexcept;
+    std::size_t size() const noexcept { return live_; }
+    std::size_t slots_made() const noexcept { return all_.size(); }
+
+private:
+    struct entry {
+        std::uint64_t index;
+        loop_slot* slot;  ///< nullptr: removed
+    };
+    std::vector<entry> entries_;  ///< [first_, end) by increasing index; gaps have no slot
+    std::size_t first_ = 0;
+    std::size_t live_ = 0;
+    std::vector<std::unique_ptr<loop_slot>> all_;
+    std::vector<loop_slot*> free_;
+};
+
 struct team_region {
+    /// Slots every thread reaches without a lock. A guess: 8 loops in flight covered every
+    /// nowait chain of the tests and applications before overflow slots existed (the ring
+    /// then made a thread 8 loops ahead wait); more only grows every region.
     static constexpr std::size_t ring_size = 8;
 
     omp_site* site = nullptr;
@@ -61,8 +108,9 @@ struct team_region {
     void* data = nullptr;
     bool preset_loop = false;  ///< combined parallel loop: slot 0 holds it before the team starts
     std::atomic<int> threads{0};
-    std::mutex mutex;  ///< fills slots
+    std::mutex mutex;  ///< fills slots; guards `overflow` and `forward_from`; sizes `busy`
     std::array<loop_slot, ring_size> slots;
+    overflow_loops overflow;  ///< loops whose ring slot was busy (under `mutex`)
     /// Loops from this index on go to libgomp (under `mutex`): set when `cancel parallel`
     /// has left a slot that will never drain (see join_loop).
     std::uint64_t forward_from = no_forwarding;
@@ -84,6 +132,7 @@ struct thread_view {
     bool holding = false;
     bool loop_done = false;                ///< its account is closed: next answers false
     omp_site* forwarded = nullptr;         ///< the forwarded loop this thread is inside
+    int forwarded_thread = 0;              ///< its OpenMP thread number there (libgomp's): 0 counts
     runtime::ticks forwarded_t0 = 0;
     std::uint64_t forwarded_iterations = 0;
 };
@@ -97,6 +146,12 @@ inline thread_view& view() noexcept { return this_thread_view; }
 /// A region object from the pool, set up for one execution.
 team_region& acquire_region(omp_site& site, region_body body, void* data);
 void release_region(team_region& r) noexcept;
+
+/// Around fork() (fork_hooks.cpp): the region pool's mutex, so that a child never finds it
+/// held by a thread that was taking or returning a region at the fork. Both are called on the
+/// forking thread; nothing is locked while the pool does not exist yet.
+void lock_region_pool_for_fork() noexcept;
+void unlock_region_pool_after_fork() noexcept;
 
 /// The body libgomp runs on every thread of a region aloe started.
 void region_entry(void* region) noexcept;
@@ -113,54 +168,79 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1);
 /// `requested` (0: no num_threads clause). Notes non-malleable regions on the site.
 unsigned region_threads(omp_site& site, unsigned requested);
 
-/// Lets other threads run while a slot's previous loop drains.
-void yield_while_slot_busy() noexcept;
-
 /// Whether `cancel parallel` has been activated in the calling thread's region (libgomp's
 /// GOMP_cancellation_point, which has no side effect; false unless OMP_CANCELLATION=true).
 bool region_cancelled() noexcept;
 
+/// join_loop's path when the thread's ring slot does not hold its loop yet (below).
+template <class Fill>
+[[gnu::noinline]] loop_slot* join_loop_slow(team_region& r, std::uint64_t index, Fill& fill);
+
 /// The thread's slot for its next taken loop, filled by the first thread to arrive (with
 /// `fill`, under the region's mutex); nullptr when the loop must go to libgomp instead.
 ///
-/// That happens only after `cancel parallel`: the cancelling thread leaves the region at
-/// once and never leaves the slots of the loops it skipped, so they never drain, while the
-/// other threads may go on through `nowait` loops (no cancellation point in them). The first
-/// thread to find its slot still busy in a cancelled region marks that loop and every later
-/// one as libgomp's (forward_from); every thread decides under the region's mutex, in the
-/// same order of checks, so all agree on each loop: a loop already filled is joined, one at
-/// or after the mark is forwarded.
+/// Fast path (every thread but the first, while the loop is in the ring): one acquire load
+/// of the ring slot's `holds`, which the filler published with a release store after
+/// filling it; no lock. Otherwise join_loop_slow decides under the region's mutex, with
+/// checks in an order every thread follows, so all agree on each loop index:
+///   1. the ring slot holds this loop: join it;
+///   2. an overflow slot holds it: join it;
+///   3. the loop is at or after `forward_from`: libgomp's (below);
+///   4. the ring slot is free: fill it;
+///   5. the ring slot holds an older loop: in a cancelled region, this loop and every later
+///      one go to libgomp (forward_from); otherwise the loop gets an overflow slot.
+/// A placed loop stays where it is until every thread has left it, so every thread finds
+/// it at 1 or 2; a loop is placed (4, 5) or marked (3) only by the first thread to meet it.
+///
+/// Cancellation: `cancel parallel` makes its thread leave the region at once, so the slots
+/// of the loops it skipped never drain, while the other threads may go on through `nowait`
+/// loops (no cancellation point in them). Overflow slots would serve them, one more per
+/// loop for the rest of the region; libgomp is asked to run those loops instead.
 template <class Fill>
 loop_slot* join_loop(thread_view& v, Fill&& fill) {
     team_region& r = *v.region;
     const std::uint64_t index = v.loops_met++;
     loop_slot& s = r.slots[index % team_region::ring_size];
-    while (s.holds.load(std::memory_order_acquire) != index + 1) {
-        std::unique_lock lock(r.mutex);
-        const std::uint64_t h = s.holds.load(std::memory_order_acquire);
-        if (h == index + 1) break;
-        if (index >= r.forward_from) return nullptr;
-        if (h == 0) {
-            fill(s);
-            s.holds.store(index + 1, std::memory_order_release);
-            break;
-        }
-        if (region_cancelled()) {
-            r.forward_from = index;
-            return nullptr;
-        }
-        lock.unlock();
-        yield_while_slot_busy();
-    }
-    return &s;
+    if (s.holds.load(std::memory_order_acquire) == index + 1) [[likely]] return &s;
+    return join_loop_slow(r, index, fill);
 }
 
-/// The calling thread is done with slot `s` (team of `threads`); the last one frees it.
-inline void leave_loop(loop_slot& s, int threads) noexcept {
-    if (s.departed.fetch_add(1, std::memory_order_acq_rel) + 1 == threads) {
-        s.departed.store(0, std::memory_order_relaxed);
-        s.holds.store(0, std::memory_order_release);
+template <class Fill>
+loop_slot* join_loop_slow(team_region& r, std::uint64_t index, Fill& fill) {
+    std::lock_guard lock(r.mutex);
+    loop_slot& s = r.slots[index % team_region::ring_size];
+    // A busy ring slot may be freed meanwhile (its last thread does not lock), never filled.
+    const std::uint64_t h = s.holds.load(std::memory_order_acquire);
+    if (h == index + 1) return &s;
+    if (loop_slot* o = r.overflow.find(index)) return o;
+    if (index >= r.forward_from) return nullptr;
+    if (h == 0) {
+        fill(s);
+        s.holds.store(index + 1, std::memory_order_release);
+        return &s;
     }
+    if (region_cancelled()) {
+        r.forward_from = index;
+        return nullptr;
+    }
+    loop_slot& o = r.overflow.add(index);
+    fill(o);
+    return &o;
+}
+
+/// The last thread to leave an overflow slot returns it (under the region's mutex).
+[[gnu::noinline]] void release_overflow_slot(team_region& r, loop_slot& s) noexcept;
+
+/// The calling thread is done with slot `s` of region `r` (team of `threads`); the last one
+/// frees it. A ring slot is freed by one release store (join_loop's fast path reads it).
+inline void leave_loop(team_region& r, loop_slot& s, int threads) noexcept {
+    if (s.departed.fetch_add(1, std::memory_order_acq_rel) + 1 != threads) return;
+    s.departed.store(0, std::memory_order_relaxed);
+    if (s.overflow) [[unlikely]] {
+        release_overflow_slot(r, s);
+        return;
+    }
+    s.holds.store(0, std::memory_order_release);
 }
 
 }  // namespace aloe::omp

@@ -39,8 +39,15 @@ struct buffers {
     std::vector<std::unique_ptr<thread_buffer>> all;
 };
 
+// Reachable for the fork hooks without a function-local static's guard.
+constinit std::atomic<buffers*> for_fork{nullptr};
+
 buffers& registry() {
-    static buffers* b = new buffers;  // never destroyed: pool threads outlive statics
+    static buffers* const b = [] {
+        auto* made = new buffers;  // never destroyed: pool threads outlive statics
+        for_fork.store(made, std::memory_order_release);
+        return made;
+    }();
     return *b;
 }
 
@@ -67,6 +74,24 @@ const char* kind_name(trace_kind k) {
 }
 
 }  // namespace
+
+void lock_trace_for_fork() noexcept {
+    if (buffers* b = for_fork.load(std::memory_order_acquire)) b->mutex.lock();
+}
+
+void unlock_trace_after_fork() noexcept {
+    if (buffers* b = for_fork.load(std::memory_order_acquire)) b->mutex.unlock();
+}
+
+void forget_trace_in_child() noexcept {
+    buffers* b = for_fork.load(std::memory_order_acquire);
+    if (b == nullptr) return;
+    for (const auto& t : b->all) {
+        t->events.clear();
+        t->truncated = false;
+    }
+    b->mutex.unlock();
+}
 
 bool tracing() noexcept {
     static const bool on = !settings().trace_file.empty();

@@ -32,6 +32,12 @@ void trace_event(trace_kind kind, const omp_site& site, runtime::ticks begin, ru
 /// first or after the last): a process-name record, then every thread's events.
 void write_trace_events(const runtime::output_sink& sink, const std::string& process_name);
 
+/// Around fork() (fork_hooks.cpp): the buffer registry's mutex; in the child, the parent's
+/// events are dropped (they are the parent's to write).
+void lock_trace_for_fork() noexcept;
+void unlock_trace_after_fork() noexcept;
+void forget_trace_in_child() noexcept;
+
 /// What goes before and after the joined event lists of one or more processes (inline:
 /// `aloe run` writes them around its processes' lists).
 inline std::string trace_document_begin() { return "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"; }

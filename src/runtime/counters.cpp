@@ -20,12 +20,18 @@ struct registry {
 constinit std::atomic<registry*> for_fork{nullptr};
 void lock_for_fork() noexcept { for_fork.load(std::memory_order_acquire)->mutex.lock(); }
 void unlock_after_fork() noexcept { for_fork.load(std::memory_order_acquire)->mutex.unlock(); }
+// A child counts what it does itself, from 0 (its statistics are its own: see site_registry).
+void reset_in_child() noexcept {
+    registry& r = *for_fork.load(std::memory_order_acquire);
+    for (counter& c : r.counters) c.reset();
+    r.mutex.unlock();
+}
 
 registry& the_registry() {
     static registry* const r = [] {
         auto* made = new registry;  // lives to exit: counters are read by atexit reports
         for_fork.store(made, std::memory_order_release);
-        register_fork_hooks(fork_rank::counters, {&lock_for_fork, &unlock_after_fork, &unlock_after_fork});
+        register_fork_hooks(fork_rank::counters, {&lock_for_fork, &unlock_after_fork, &reset_in_child});
         return made;
     }();
     return *r;

@@ -21,6 +21,8 @@ public:
     void add(std::uint64_t v) noexcept { value_.fetch_add(v, std::memory_order_relaxed); }
     std::uint64_t value() const noexcept { return value_.load(std::memory_order_relaxed); }
     const std::string& name() const noexcept { return name_; }
+    /// Back to 0: only for a child of fork(), whose counts start afresh.
+    void reset() noexcept { value_.store(0, std::memory_order_relaxed); }
 
 private:
     std::string name_;

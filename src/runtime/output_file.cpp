@@ -65,8 +65,9 @@ int produce_into(int fd, const producer& produce) {
     return err;
 }
 
-// Paths the system owns: a write there goes into what the name points at (a terminal, the
-// file the shell redirected stdout to, /dev/null), never replaces the name itself.
+// Links the system owns (/dev/stdout, /dev/fd/2, /proc/self/fd/1): a write goes into what
+// they point at (a terminal, the file the shell redirected stdout to), never replaces them.
+// A regular file under /dev (/dev/shm) is an ordinary output.
 bool is_system_path(std::string_view path) { return path.starts_with("/dev/") || path.starts_with("/proc/"); }
 
 std::string folder_of(const std::string& path) {
@@ -145,7 +146,6 @@ bool write_output_file(const std::string& path, const producer& produce, std::st
         error = "an empty file name";
         return false;
     }
-    if (is_system_path(path)) return write_in_place(path, produce, error);
     struct stat link {};
     if (::lstat(path.c_str(), &link) != 0) {
         if (errno == ENOENT) return write_by_rename(path, produce, error, mode);
@@ -153,6 +153,7 @@ bool write_output_file(const std::string& path, const producer& produce, std::st
         return false;
     }
     if (S_ISLNK(link.st_mode)) {
+        if (is_system_path(path)) return write_in_place(path, produce, error);
         const std::string dir = folder_of(path);
         struct stat folder {};
         if (::stat(dir.c_str(), &folder) == 0 && planted_link(link.st_uid, folder.st_mode, ::geteuid())) {

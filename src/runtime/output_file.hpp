@@ -7,9 +7,10 @@
 // writers therefore see the old file or the new one, never a mix, and a symbolic link at the
 // target is replaced, never written through. In a shared sticky folder (/tmp) a symbolic
 // link that another user owns is refused outright: it can only have been planted. Character
-// devices and FIFOs (/dev/stdout, /dev/null, a named pipe) are written in place, since
-// renaming over them would replace the device node. Not durable against a crash (no fsync):
-// these are reports, written at exit.
+// devices and FIFOs (/dev/null, a terminal, a named pipe), and the system's links to them
+// under /dev and /proc (/dev/stdout), are written in place, appending: renaming over them
+// would replace the device node or the link. Not durable against a crash (no fsync): these
+// are reports, written at exit.
 #pragma once
 
 #include <sys/types.h>

@@ -32,7 +32,8 @@ struct job_marker {
 // Lock order around fork(), taken by before_fork() and released in reverse by the other two:
 //   1. process_team_mutex   making the process team, and parking dead teams' threads
 //   2. hooks_mutex          registration of fork hooks (so the table cannot change meanwhile)
-//   3. the registered hooks in fork_order: loop sites, counters, reports.
+//   3. the registered hooks in fork_order: the interposer's sites (libaloe-gomp.so only), loop
+//      sites, counters, reports.
 // Making the process team may register a module's hooks (its first report, say), so the
 // team's mutex comes first; registering holds hooks_mutex for a table write and nothing else.
 // None of these is held while a loop body runs, so fork() from a loop body (or from any
@@ -41,7 +42,8 @@ struct job_marker {
 
 constinit std::atomic<std::uint32_t> generation{0};
 
-constexpr std::array fork_order{fork_rank::loop_sites, fork_rank::counters, fork_rank::reports};
+constexpr std::array fork_order{fork_rank::omp_sites, fork_rank::loop_sites, fork_rank::counters,
+                                fork_rank::reports};
 constinit std::mutex hooks_mutex;
 constinit std::array<fork_hooks, fork_order.size()> hooks_at{};  // by position in fork_order
 

@@ -114,7 +114,9 @@ std::uint32_t fork_generation() noexcept;
 /// registry and then its sites, then the counter registry and the report module, which are
 /// always taken innermost. Prepare handlers run in ascending rank, parent and child
 /// handlers in descending rank.
-enum class fork_rank : int { loop_sites = 10, counters = 20, reports = 30 };
+/// `omp_sites` (the GOMP interposer's site tables, region pool and trace buffers) comes
+/// first: creating an interposer site pins a loop site while its table's mutex is held.
+enum class fork_rank : int { omp_sites = 5, loop_sites = 10, counters = 20, reports = 30 };
 
 /// One module's handlers around fork(): `prepare` takes its locks in the parent just before
 /// fork(); `parent` and `child` release them just after it, in each process (`child` may

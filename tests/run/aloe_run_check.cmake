@@ -1,6 +1,7 @@
 # aloe run's behaviour as a user meets it, one scenario per CTest test:
 #   cmake -DALOE=<aloe> -DPROGRAM=<summary_program> -DCASE=<name> -DWORK=<dir> -P aloe_run_check.cmake
 # optional: -DPYTHON=<python3> -DMPIRUN=<mpirun> -DLIBALOE_PROGRAM=<libaloe_program>
+#   -DTASK_REDUCTION_PROGRAM=<task_reduction_region>
 # The report folder and TMPDIR scenarios are in report_folder_check.cmake.
 #
 # The comments "before:" say what aloe run did before issue 12, i.e. why the case failed then.
@@ -198,6 +199,66 @@ elseif(CASE STREQUAL "threads_keep_nested")
   set(RUN_ENV "")
   expect("runs (got ${r_rc})" r_rc EQUAL 0)
   expect("the outermost level is --threads, the nested one kept ('${r_out}')" r_out STREQUAL "3,2 3\n")
+elseif(CASE STREQUAL "many_sites")
+  # before: SIGSEGV at the 8193rd loop call site (the shared overflow record had no aloe site).
+  run(r --threads 2 --stats s.json -- ${MANY_SITES})
+  expect("runs (got ${r_rc})" r_rc EQUAL 0)
+  expect_contains("every loop ran" "${r_out}" "total 1363500")
+  expect_contains("says the table is full" "${r_err}" "W504")
+  file(READ "${WORK}/s.json" stats)
+  expect_contains("the rest share one row" "${stats}" "(sites beyond the first 8192)")
+elseif(CASE STREQUAL "fork_child_counts_nothing")
+  # before: the child reported the parent's 10 calls as its own (2 processes, loop twice).
+  run(r --stats s.json --trace t.json -- ${FORK_PROGRAM})
+  expect("runs (got ${r_rc})" r_rc EQUAL 0)
+  file(READ "${WORK}/s.json" stats)
+  pids_with_loops(pids "${stats}")
+  list(LENGTH pids n)
+  expect("one process ran loops (got ${n})" n EQUAL 1)
+  string(JSON calls GET "${stats}" loops 0 calls)
+  expect("the loop was reached 10 times (got ${calls})" calls EQUAL 10)
+  expect_not_contains("the summary does not list two processes" "${r_err}" "2 processes ran OpenMP code")
+  file(READ "${WORK}/t.json" trace)
+  string(JSON nevents LENGTH "${trace}" traceEvents)
+  set(loop_events 0)
+  math(EXPR last "${nevents} - 1")
+  foreach(i RANGE ${last})
+    string(JSON cat ERROR_VARIABLE none GET "${trace}" traceEvents ${i} cat)
+    if(cat STREQUAL "loop")
+      math(EXPR loop_events "${loop_events} + 1")
+    endif()
+  endforeach()
+  expect("the trace holds each loop event once: 10 calls x 2 threads (got ${loop_events})" loop_events EQUAL 20)
+elseif(CASE STREQUAL "summary_to_a_closed_pipe")
+  # before: SIGPIPE killed aloe run while it printed the summary (141, the program's 0 lost).
+  # Standard error is a pipe whose reader is closed before aloe run starts (no race with a
+  # reader that has yet to exit); subprocess gives the child SIGPIPE's default action back.
+  execute_process(COMMAND ${PYTHON} -c [=[
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=w).returncode)
+]=] ${ALOE} run -- ${PROGRAM}
+                  WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE r_out ERROR_VARIABLE r_err TIMEOUT 120)
+  expect("an unwritable summary is reported as a lost output: 1, not SIGPIPE (got ${rc})" rc EQUAL 1)
+elseif(CASE STREQUAL "library_path_refused")
+  # before: LD_PRELOAD split the path at the blank and the program ran without the interposer.
+  file(MAKE_DIRECTORY "${WORK}/lib dir")
+  file(COPY_FILE "${LIBRARY}" "${WORK}/lib dir/libaloe-gomp.so")
+  run(r --library "${WORK}/lib dir/libaloe-gomp.so" -- /bin/true)
+  expect("a blank in the interposer's path is refused (got ${r_rc})" r_rc EQUAL 1)
+  expect_contains("says why" "${r_err}" "LD_PRELOAD cannot hold")
+  run(r --library /etc/passwd -- /bin/true)
+  expect("a file that is no library is refused (got ${r_rc})" r_rc EQUAL 1)
+  expect_contains("says why" "${r_err}" "is not an ELF shared library")
+elseif(CASE STREQUAL "rules_behind_link")
+  # before: --stats on the file a --rules link points at was accepted and overwrote the rules.
+  file(WRITE "${WORK}/rules.txt" "* dynamic,chunk=2\n")
+  file(CREATE_LINK rules.txt "${WORK}/current-rules" SYMBOLIC)
+  expect_usage_error("--rules link, --stats its target" --rules current-rules --stats rules.txt)
+  expect_contains("says so" "${r_err}" "name the same file")
+  file(READ "${WORK}/rules.txt" rules)
+  expect("the rules are intact" rules STREQUAL "* dynamic,chunk=2\n")
 elseif(CASE STREQUAL "dlopen_local")
   # before: the module's libgomp, loaded with RTLD_LOCAL, was not in the scope the interposer
   # searched (dlsym(RTLD_NEXT)): every entry point was null and the program died of SIGSEGV.
@@ -207,6 +268,26 @@ elseif(CASE STREQUAL "dlopen_local")
   file(READ "${WORK}/s.json" stats)
   string(JSON taken GET "${stats}" loops 0 taken)
   expect("aloe ran the module's loop (taken ${taken})" taken EQUAL 1)
+elseif(CASE STREQUAL "task_reduction_region")
+  # before: every thread of a region aloe did not start has no region view, so each counted
+  # the forwarded loop as thread 0 (3 threads: 15 calls, 1500 iterations), and the reason
+  # said the loop was outside any region aloe started (serial or orphaned).
+  run(r --threads 3 --summary none --stats s.json -- ${TASK_REDUCTION_PROGRAM})
+  expect("runs (got ${r_rc})" r_rc EQUAL 0)
+  expect("prints what plain libgomp prints ('${r_out}')" r_out STREQUAL "sum 24750 tasks 10\n")
+  file(READ "${WORK}/s.json" stats)
+  string(JSON nloops LENGTH "${stats}" loops)
+  expect("one loop site (got ${nloops})" nloops EQUAL 1)
+  string(JSON calls GET "${stats}" loops 0 calls)
+  string(JSON fw GET "${stats}" loops 0 forwarded)
+  string(JSON taken GET "${stats}" loops 0 taken)
+  string(JSON it GET "${stats}" loops 0 forwarded_iterations)
+  string(JSON reason GET "${stats}" loops 0 forward_reason)
+  expect("5 calls, once per region (got ${calls})" calls EQUAL 5)
+  expect("5 forwarded, none taken (got ${fw}, ${taken})" fw EQUAL 5 AND taken EQUAL 0)
+  expect("5 x 100 iterations (got ${it})" it EQUAL 500)
+  expect("the reason names a region aloe did not start ('${reason}')"
+         reason STREQUAL "in a region aloe did not start (task reductions, teams)")
 
 # --- outputs ---------------------------------------------------------------------------------
 elseif(CASE STREQUAL "symlink_replaced")
@@ -244,7 +325,7 @@ elseif(CASE STREQUAL "symlink_replaced")
     execute_process(COMMAND chown -h nobody "${WORK}/sticky/s.json" RESULT_VARIABLE chown_rc)
     expect("chown -h nobody (rc ${chown_rc})" chown_rc EQUAL 0)
     run(r --summary none --stats sticky/s.json -- /bin/true)
-    expect("a planted link is an output that could not be written: 1 (got ${r_rc})" r_rc EQUAL 1)
+    expect("a planted link is refused before the program starts: 2 (got ${r_rc})" r_rc EQUAL 2)
     expect_contains("says why" "${r_err}" "another user owns")
     file(READ "${WORK}/sticky/victim" victim)
     expect("the planted link's target is unchanged" victim STREQUAL "victim text\n")

@@ -11,10 +11,13 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -153,20 +156,42 @@ void print_text(const std::vector<rt::noise_summary>& all, const noise_options& 
 
 int noise_command(arguments args) {
     noise_options o;
+    std::vector<std::string> given;  // each option once: a repeat is a mistake, not "the last wins"
     for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view a = args[i];
+        // `--flag value` or `--flag=value`, as `aloe run` takes them.
+        const std::size_t eq = args[i].starts_with("--") ? args[i].find('=') : std::string_view::npos;
+        const std::string_view a = args[i].substr(0, eq);
+        const std::optional<std::string_view> inline_value =
+            eq == std::string_view::npos ? std::nullopt : std::optional(args[i].substr(eq + 1));
+        const auto value = [&]() -> std::optional<std::string_view> {
+            if (inline_value) return inline_value;
+            if (i + 1 >= args.size()) return std::nullopt;
+            return args[++i];
+        };
         // A number flag's value, checked against [lo, hi]; the message when it is not one.
+        std::string_view seen;
         const auto number = [&](double lo, double hi, std::string_view range, double& out) -> std::string {
-            if (i + 1 >= args.size()) return std::string(a) + " needs a value";
-            const std::string_view v = args[++i];
-            const std::string shown = std::string(a) + " '" + rt::printable(v) + "'";
-            switch (parse_number(v, lo, hi, out)) {
+            const std::optional<std::string_view> v = value();
+            if (!v) return std::string(a) + " needs a value";
+            seen = *v;
+            const std::string shown = std::string(a) + " '" + rt::printable(*v) + "'";
+            switch (parse_number(*v, lo, hi, out)) {
             case number_check::ok: return {};
             case number_check::not_a_number: return shown + " is not a number";
             case number_check::out_of_range: return shown + " is not in " + std::string(range);
             }
             return shown;
         };
+        const bool known = a == "--json" || a == "--quick" || a == "--one-at-a-time" || a == "--seconds" ||
+                           a == "--quantum-us" || a == "--slice-us" || a == "--method";
+        if (known) {
+            if (std::find(given.begin(), given.end(), a) != given.end())
+                return usage_error("noise: " + std::string(a) + " is given twice", "noise");
+            given.emplace_back(a);
+            const bool takes_value = a == "--seconds" || a == "--quantum-us" || a == "--slice-us" || a == "--method";
+            if (inline_value && !takes_value)
+                return usage_error("noise: " + std::string(a) + " takes no value", "noise");
+        }
         std::string bad;
         if (a == "--help" || a == "-h") {
             print_help();
@@ -180,22 +205,27 @@ int noise_command(arguments args) {
         } else if (a == "--seconds") {
             // (0, 600]: from_chars gives no open bound, so 0 is refused by hand below.
             bad = number(0, 600, "(0, 600]", o.seconds);
-            if (bad.empty() && !(o.seconds > 0)) bad = "--seconds '" + rt::printable(args[i]) + "' is not in (0, 600]";
+            if (bad.empty() && !(o.seconds > 0)) bad = "--seconds '" + rt::printable(seen) + "' is not in (0, 600]";
         } else if (a == "--quantum-us") {
             bad = number(1, 1e6, "[1, 1000000]", o.quantum_us);
         } else if (a == "--slice-us") {
             bad = number(10, 1e6, "[10, 1000000]", o.slice_us);
         } else if (a == "--method") {
-            if (i + 1 >= args.size()) return usage_error("noise: --method needs a value", "noise");
-            const std::string_view v = args[++i];
-            if (v != "fwq" && v != "ftq" && v != "both")
-                return usage_error("noise: --method '" + rt::printable(v) + "': expected fwq, ftq or both", "noise");
-            o.method = std::string(v);
+            const std::optional<std::string_view> v = value();
+            if (!v) return usage_error("noise: --method needs a value", "noise");
+            std::string method(*v);
+            for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (method != "fwq" && method != "ftq" && method != "both")
+                return usage_error("noise: --method '" + rt::printable(*v) + "': expected fwq, ftq or both", "noise");
+            o.method = method;
         } else {
             return usage_error("noise: unknown option '" + rt::printable(a) + "'", "noise");
         }
         if (!bad.empty()) return usage_error("noise: " + bad, "noise");
     }
+    const auto has = [&](std::string_view flag) { return std::find(given.begin(), given.end(), flag) != given.end(); };
+    if (has("--quick") && has("--seconds"))
+        return usage_error("noise: --quick and --seconds both set the time per method; give one", "noise");
     if (const std::string bad = check_plan(o); !bad.empty()) return usage_error("noise: " + bad, "noise");
     const std::vector<int> cpus = rt::cpus_in_affinity_mask();
     std::vector<std::vector<rt::noise_summary>> per_cpu(cpus.size());

@@ -35,6 +35,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -88,6 +89,7 @@ struct run_plan {
     bool choice_is_schedule = false;
     bool drop_aloe_schedule = false;  // ALOE_SCHEDULE holds `program`/`forward`: not for aloe's loops
     std::string rules;    // absolute; empty: none
+    std::string rules_file_itself;  // the rules file behind any link
     std::string stats;    // absolute, expanded; empty: none
     std::string trace;
     std::string summary;  // "-", "none" or an absolute, expanded path
@@ -231,6 +233,7 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 // The folder an output goes into must exist and be writable now, not after a ten-hour run.
+// Checked the way runtime/output_file will treat it, so what can be known now is said now.
 std::optional<std::string> output_problem(const std::string& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) return "is a folder";
@@ -238,6 +241,35 @@ std::optional<std::string> output_problem(const std::string& path) {
     if (!fs::is_directory(parent, ec)) return "is in a folder that does not exist ('" + quoted_path(parent.string()) + "')";
     if (::access(parent.c_str(), W_OK | X_OK) != 0)
         return "cannot be created in '" + quoted_path(parent.string()) + "': " + std::strerror(errno);
+    if (const long longest = ::pathconf(parent.c_str(), _PC_NAME_MAX);
+        longest > 0 && fs::path(path).filename().string().size() > static_cast<std::size_t>(longest))
+        return "has a file name longer than the folder allows (" + std::to_string(longest) + " bytes)";
+    struct stat link {}, folder {};
+    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && ::stat(parent.c_str(), &folder) == 0 &&
+        runtime::planted_link(link.st_uid, folder.st_mode, ::geteuid()))
+        return "is a symbolic link another user owns in a shared folder; not followed (it may have been planted)";
+    return std::nullopt;
+}
+
+// A character device (/dev/null) may take several outputs: nothing there is overwritten.
+bool is_character_device(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+// An ELF shared object, as the loader needs for LD_PRELOAD (which it reads as a list split at
+// blanks and colons, so the path may hold neither).
+std::optional<std::string> library_problem(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "does not exist or is not a file";
+    if (path.find_first_of(" :\t\n") != std::string::npos)
+        return "has a blank or a colon in its path, which LD_PRELOAD cannot hold (install aloe under a path without "
+               "them, or pass --library with a link to it that has none)";
+    char magic[4] = {};
+    std::ifstream in(path, std::ios::binary);
+    in.read(magic, sizeof magic);
+    if (in.gcount() != 4 || magic[0] != 0x7f || magic[1] != 'E' || magic[2] != 'L' || magic[3] != 'F')
+        return "is not an ELF shared library";
     return std::nullopt;
 }
 
@@ -285,6 +317,8 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
                                    std::to_string(runtime::max_num_threads),
                                "run");
         plan.request.threads = n;
+    } else if (cfg.num_threads_source == runtime::setting_source::aloe_environment && cfg.num_threads > 0) {
+        plan.request.threads = cfg.num_threads;  // ALOE_NUM_THREADS: the interposer sizes regions by it
     }
 
     if (const std::optional<std::string> rules = option_or(o.rules, "--rules", cfg.omp_rules_file, "ALOE_OMP_RULES", source)) {
@@ -296,6 +330,9 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
         }
         plan.rules = absolute(*rules);
         plan.request.rules_file = plan.rules;
+        // Read through any link: an output must not land on the file behind it either.
+        std::error_code canonical_error;
+        plan.rules_file_itself = fs::canonical(plan.rules, canonical_error).string();
     }
 
     // Output names expanded here, once: %p is aloe run's pid, %r the rank it was started as.
@@ -320,9 +357,10 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
     }
     std::vector<std::pair<std::string, std::string>> claimed;  // path, who named it
     if (!plan.rules.empty()) claimed.emplace_back(plan.rules, "--rules");
+    if (!plan.rules_file_itself.empty()) claimed.emplace_back(plan.rules_file_itself, "--rules");
     for (const output& out : outputs) {
         for (const auto& [path, who] : claimed)
-            if (same_file(*out.path, path))
+            if (same_file(*out.path, path) && !is_character_device(*out.path))
                 return usage_error("run: " + out.source + " and " + who + " name the same file '" +
                                        quoted_path(*out.path) + "'; one would overwrite the other",
                                    "run");
@@ -332,10 +370,9 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
     }
 
     plan.library = o.library ? absolute(*o.library) : default_library().string();
-    struct stat st {};
-    if (::stat(plan.library.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-        std::cerr << "aloe: run: the interposer '" << quoted_path(plan.library)
-                  << "' does not exist or is not a file (build the aloe_gomp target, or pass --library)\n";
+    if (const std::optional<std::string> problem = library_problem(plan.library)) {
+        std::cerr << "aloe: run: the interposer '" << quoted_path(plan.library) << "' " << *problem
+                  << (o.library ? "" : " (build the aloe_gomp target, or pass --library)") << '\n';
         return exit_failure;
     }
     return exit_ok;
@@ -378,16 +415,19 @@ std::vector<std::string> child_environment(const run_options& o, const run_plan&
 //
 // The program runs in a process group of its own, like a shell's job. So a signal sent to
 // aloe run's whole group (`kill -USR1 -<pgid>`, `timeout`, a batch system killing the job's
-// group) reaches aloe run alone and is passed on once, never twice. When aloe run owns the
-// terminal, the program's group is given the terminal: Ctrl-C, Ctrl-\ and reads from the
-// terminal go to the program, and Ctrl-Z stops the program and then aloe run itself, so the
-// shell sees the job stopped (and `fg` continues both).
+// group) reaches aloe run alone and is passed on once, never twice. With a terminal, aloe run
+// plays the shell's part for that group: it gives the program the terminal whenever aloe run
+// itself is in the foreground (at the start, and after `fg`), and when the program stops
+// (Ctrl-Z, or a read from the terminal in the background) it stops too, so the shell sees the
+// job stopped; when the shell continues it, the program is continued. SIGSTOP sent to aloe
+// run alone cannot be passed on (it cannot be caught); SIGTSTP can.
 
-// Passed on to the program's process group. They are blocked in aloe run while the program
-// runs and taken synchronously with sigwaitinfo() together with SIGCHLD: no handler runs
-// asynchronously, and none is lost between fork() and the wait.
-constexpr int forwarded_signals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
-                                     SIGALRM, SIGWINCH, SIGCONT, SIGXCPU, SIGPWR};
+// Passed on to the program's process group. They (and SIGCHLD) are blocked in aloe run
+// from before the fork until the outputs are written, and taken synchronously with
+// sigwaitinfo(): no handler runs asynchronously, none is lost between fork() and the wait,
+// and none stops aloe run half-way through writing a file.
+constexpr int forwarded_signals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+                                     SIGWINCH, SIGCONT, SIGTSTP, SIGXCPU, SIGPWR};
 
 std::string signal_name(int signal) {
     const char* d = sigdescr_np(signal);
@@ -395,18 +435,59 @@ std::string signal_name(int signal) {
     return std::string(a != nullptr ? std::string("SIG") + a : "signal") + " (" + (d != nullptr ? d : "?") + ")";
 }
 
+// The forwarded signals and SIGCHLD blocked for as long as this lives; pending ones are
+// dropped (and named) before the mask is restored.
+class held_signals {
+public:
+    held_signals() {
+        sigemptyset(&set_);
+        for (int sig : forwarded_signals) sigaddset(&set_, sig);
+        sigaddset(&set_, SIGCHLD);
+        ::sigprocmask(SIG_BLOCK, &set_, &before_);
+        // SIGCHLD must be generated for sigwaitinfo to see it: an inherited SIG_IGN would have
+        // the kernel reap the program unseen.
+        struct sigaction dfl {};
+        dfl.sa_handler = SIG_DFL;
+        ::sigaction(SIGCHLD, &dfl, &old_chld_);
+    }
+    ~held_signals() {
+        const timespec now{};
+        for (int sig; (sig = ::sigtimedwait(&set_, nullptr, &now)) > 0;)
+            if (sig != SIGCHLD && sig != SIGCONT && sig != SIGWINCH)
+                std::cerr << "aloe: run: " << signal_name(sig)
+                          << " arrived after the program ended, while the outputs were written; they are complete\n";
+        ::sigaction(SIGCHLD, &old_chld_, nullptr);
+        ::sigprocmask(SIG_SETMASK, &before_, nullptr);
+    }
+    held_signals(const held_signals&) = delete;
+    held_signals& operator=(const held_signals&) = delete;
+
+    const sigset_t& set() const noexcept { return set_; }
+    /// What a new process must start with: the mask and SIGCHLD disposition before aloe run's.
+    void restore_in_child() const noexcept {
+        ::sigaction(SIGCHLD, &old_chld_, nullptr);
+        ::sigprocmask(SIG_SETMASK, &before_, nullptr);
+    }
+
+private:
+    sigset_t set_{}, before_{};
+    struct sigaction old_chld_ {};
+};
+
 struct program_end {
     int status = exit_failure;  // as a shell reports it
     pid_t pid = 0;
     bool started = false;
 };
 
-// The terminal aloe run is the foreground of, if any: the descriptor to hand it over with.
-int foreground_terminal() {
+// aloe run's terminal: one of its standard descriptors that is one; -1 without.
+int controlling_terminal() {
     for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO})
-        if (::isatty(fd) && ::tcgetpgrp(fd) == ::getpgrp()) return fd;
+        if (::isatty(fd)) return fd;
     return -1;
 }
+
+bool in_foreground(int terminal) { return terminal >= 0 && ::tcgetpgrp(terminal) == ::getpgrp(); }
 
 // tcsetpgrp from a process that may be in the background group: SIGTTOU ignored meanwhile.
 void give_terminal(int fd, pid_t group) {
@@ -417,8 +498,19 @@ void give_terminal(int fd, pid_t group) {
     ::sigaction(SIGTTOU, &old, nullptr);
 }
 
-// Starts the program; exit status as a shell reports it (127: could not be started).
-program_end run_program(const run_options& o, const std::vector<std::string>& env) {
+// Whether the process is stopped now (state T in /proc): a stop reported late, after the
+// process was continued (a batch system suspending and resuming every process), is history.
+bool stopped_now(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(in, text);
+    const std::size_t close = text.rfind(')');
+    return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'T';
+}
+
+// Starts the program and waits for it, passing signals on; exit status as a shell reports it
+// (127: could not be started).
+program_end run_program(const run_options& o, const std::vector<std::string>& env, const held_signals& held) {
     program_end end;
     std::vector<char*> argv;
     for (const std::string& a : o.program) argv.push_back(const_cast<char*>(a.c_str()));
@@ -433,24 +525,14 @@ program_end run_program(const run_options& o, const std::vector<std::string>& en
         std::cerr << "aloe: run: pipe: " << std::strerror(errno) << '\n';
         return end;
     }
-    const int terminal = foreground_terminal();
-    sigset_t waited, before;
-    sigemptyset(&waited);
-    for (int sig : forwarded_signals) sigaddset(&waited, sig);
-    sigaddset(&waited, SIGCHLD);
-    ::sigprocmask(SIG_BLOCK, &waited, &before);
-    // SIGCHLD must be generated for sigwaitinfo to see it: an inherited SIG_IGN would have the
-    // kernel reap the program unseen.
-    struct sigaction default_chld {}, old_chld {};
-    default_chld.sa_handler = SIG_DFL;
-    ::sigaction(SIGCHLD, &default_chld, &old_chld);
+    const int terminal = controlling_terminal();
+    const bool foreground = in_foreground(terminal);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0) {
-        ::sigaction(SIGCHLD, &old_chld, nullptr);
         ::setpgid(0, 0);
-        if (terminal >= 0) give_terminal(terminal, ::getpid());
-        ::sigprocmask(SIG_SETMASK, &before, nullptr);
+        if (foreground) give_terminal(terminal, ::getpid());
+        held.restore_in_child();
         ::close(report[0]);
         // Dies with aloe run (a SIGKILL to it must not leave the program running alone).
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -461,23 +543,13 @@ program_end run_program(const run_options& o, const std::vector<std::string>& en
         ::_exit(127);
     }
     ::close(report[1]);
-    const auto restore = [&] {
-        if (terminal >= 0) give_terminal(terminal, ::getpgrp());
-        // Signals still pending were meant for the program, which has ended: dropped, so that
-        // one arriving in that instant does not stop aloe run from writing the outputs.
-        const timespec now{};
-        while (::sigtimedwait(&waited, nullptr, &now) > 0) {}
-        ::sigaction(SIGCHLD, &old_chld, nullptr);
-        ::sigprocmask(SIG_SETMASK, &before, nullptr);
-    };
     if (pid < 0) {
         std::cerr << "aloe: run: fork: " << std::strerror(errno) << '\n';
         ::close(report[0]);
-        restore();
         return end;
     }
     ::setpgid(pid, pid);  // also here: whichever of the two runs first, the group exists
-    if (terminal >= 0) give_terminal(terminal, pid);
+    if (foreground) give_terminal(terminal, pid);
     end.pid = pid;
     int exec_error = 0;
     ssize_t got = 0;
@@ -486,32 +558,34 @@ program_end run_program(const run_options& o, const std::vector<std::string>& en
     ::close(report[0]);
     int status = 0;
     for (bool running = true; running;) {
-        siginfo_t info{};
-        const int sig = ::sigwaitinfo(&waited, &info);
-        if (sig < 0) continue;  // EINTR (a stop and continue of aloe run itself)
+        const int sig = ::sigwaitinfo(&held.set(), nullptr);
+        if (sig < 0) continue;  // EINTR: aloe run was stopped and continued
         if (sig != SIGCHLD) {
+            // Continued by the shell in the foreground (fg): the terminal goes back to the program.
+            if (sig == SIGCONT && in_foreground(terminal)) give_terminal(terminal, pid);
             ::kill(-pid, sig);
             continue;
         }
         // SIGCHLD: the program ended or stopped (several may have merged into one).
         for (;;) {
-            const pid_t r = ::waitpid(pid, &status, WNOHANG | (terminal >= 0 ? WUNTRACED : 0));
+            const pid_t r = ::waitpid(pid, &status, WNOHANG | WUNTRACED);
             if (r < 0 && errno == EINTR) continue;
             if (r <= 0) break;  // nothing more to collect now
-            if (WIFSTOPPED(status)) {
-                // Ctrl-Z stopped the program: stop aloe run too, so the shell sees its job
-                // stopped; when the shell continues it (fg, bg), continue the program.
-                give_terminal(terminal, ::getpgrp());
-                ::kill(::getpid(), SIGSTOP);
-                if (::tcgetpgrp(terminal) == ::getpgrp()) give_terminal(terminal, pid);
-                ::kill(-pid, SIGCONT);
-                continue;
+            if (!WIFSTOPPED(status)) {
+                running = false;
+                break;
             }
-            running = false;
-            break;
+            // The program stopped (Ctrl-Z, a read from the terminal in the background): with a
+            // terminal, stop aloe run too, so the shell sees the job stopped; continued, it
+            // continues the program. Without one (a batch job) there is no job to show.
+            if (terminal < 0 || !stopped_now(pid)) continue;
+            if (::tcgetpgrp(terminal) == pid) give_terminal(terminal, ::getpgrp());
+            ::kill(::getpid(), SIGSTOP);
+            if (in_foreground(terminal)) give_terminal(terminal, pid);
+            ::kill(-pid, SIGCONT);
         }
     }
-    restore();
+    if (foreground && ::tcgetpgrp(terminal) == pid) give_terminal(terminal, ::getpgrp());
     if (got == sizeof exec_error) {
         std::cerr << "aloe: run: cannot run '" << quoted_path(o.program[0]) << "': " << std::strerror(exec_error) << '\n';
         end.status = 127;
@@ -539,7 +613,8 @@ bool write_outputs(const run_plan& plan, const report_folder& folder, const prog
     for (const std::string& p : problems) std::cerr << "aloe: run: " << p << '\n';
     if (end.started && reports.empty())
         std::cerr << "aloe: run: no process wrote a report: the program ended before its exit handlers ran (a "
-                     "signal, _exit or abort), or never loaded the interposer (statically linked, or setuid)\n";
+                     "signal, _exit or abort), never loaded the interposer (statically linked, or setuid), or "
+                     "could not write its report (a W503 warning above says why)\n";
 
     bool ok = true;
     std::string error;
@@ -563,9 +638,40 @@ bool write_outputs(const run_plan& plan, const report_folder& folder, const prog
     return ok;
 }
 
+// Descriptors 0, 1 and 2 open (on /dev/null when closed): otherwise the report folder's lock
+// or a pipe would get number 2, and the summary would go into it.
+void keep_standard_descriptors_open() {
+    for (int fd = 0; fd <= 2; ++fd)
+        if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            const int null = ::open("/dev/null", O_RDWR);
+            if (null >= 0 && null != fd) {
+                ::dup2(null, fd);
+                ::close(null);
+            }
+        }
+}
+
+// SIGPIPE ignored while the outputs are written: a summary to a closed pipe (`| head -c1`) is
+// an error that is reported (EPIPE), not a silent death.
+class sigpipe_ignored {
+public:
+    sigpipe_ignored() {
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        ::sigaction(SIGPIPE, &ignore, &old_);
+    }
+    ~sigpipe_ignored() { ::sigaction(SIGPIPE, &old_, nullptr); }
+    sigpipe_ignored(const sigpipe_ignored&) = delete;
+    sigpipe_ignored& operator=(const sigpipe_ignored&) = delete;
+
+private:
+    struct sigaction old_ {};
+};
+
 }  // namespace
 
 int run_command(arguments args) {
+    keep_standard_descriptors_open();
     run_options o;
     bool help = false;
     if (const int rc = parse(args, o, help); rc != exit_ok || help) {
@@ -576,16 +682,20 @@ int run_command(arguments args) {
     run_plan plan;
     if (const int rc = plan_run(o, env, plan); rc != exit_ok) return rc;
 
-    // The report folder: in TMPDIR, else /tmp. Without one nothing could be reported, so the
-    // program does not start (it would run, and its summary and files would be lost).
     std::error_code ec;
     const fs::path temp = fs::temp_directory_path(ec);
     // Nothing asked for (--summary none, no --stats, no --trace): no folder, and the processes
     // write nothing at exit (only folders earlier runs abandoned are cleaned up).
     if (plan.summary == "none" && plan.stats.empty() && plan.trace.empty()) {
         sweep_abandoned_report_folders(ec ? std::string("/tmp") : fs::absolute(temp, ec).string());
-        return run_program(o, child_environment(o, plan, env, "")).status;
+        const held_signals held;
+        return run_program(o, child_environment(o, plan, env, ""), held).status;
     }
+    // Signals are held from before the program starts until the folder is gone (declared
+    // first, released last).
+    const held_signals held;
+    // The report folder: in TMPDIR, else /tmp. Without one nothing could be reported, so the
+    // program does not start (it would run, and its summary and files would be lost).
     std::optional<report_folder> folder;
     folder.emplace(ec ? std::string("/tmp") : temp.string());
     if (!folder->ok() && !ec && temp != "/tmp") {
@@ -598,8 +708,9 @@ int run_command(arguments args) {
                   << "you can write)\n";
         return exit_failure;
     }
-    const program_end end = run_program(o, child_environment(o, plan, env, folder->path()));
+    const program_end end = run_program(o, child_environment(o, plan, env, folder->path()), held);
     if (!end.started) return end.status;
+    const sigpipe_ignored no_sigpipe;
     const bool written = write_outputs(plan, *folder, end);
     return end.status == 0 && !written ? exit_failure : end.status;
 }

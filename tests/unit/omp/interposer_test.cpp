@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 // Entry points GCC 12 no longer emits (the pre-4.9 start/end protocol) or emits only in
@@ -112,6 +113,72 @@ TEST(Interposer, NowaitChainLongerThanTheRingKeepsEveryLoopApart) {
                 if (out[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)] != k + 1) wrong++;
     }
     EXPECT_EQ(wrong.load(), 0);
+}
+
+// A thread held before a nowait chain until the others have run all of it (valid OpenMP:
+// libgomp makes work shares as threads need them). Before overflow slots, a thread 8 loops
+// ahead waited for the held one to drain the ring slot: a deadlock (CTest's timeout).
+TEST(Interposer, ThreadsFarAheadOfAHeldOneNeverWaitForIt) {
+    constexpr int loops = 3 * 8 + 1, n = 97;
+    for (int held_last = 0; held_last <= 1; ++held_last) {
+        std::vector<std::vector<std::atomic<int>>> hits(loops);
+        for (auto& h : hits) h = std::vector<std::atomic<int>>(n);
+        std::atomic<int> finished{0};
+#pragma omp parallel
+        {
+            const int t = omp_get_thread_num(), p = omp_get_num_threads();
+            const int held = held_last != 0 ? p - 1 : 0;
+            if (t == held)
+                while (finished.load() != p - 1) std::this_thread::yield();
+            for (int k = 0; k < loops; ++k) {
+#pragma omp for schedule(dynamic, 3) nowait
+                for (int i = 0; i < n; ++i) hits[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)]++;
+            }
+            if (t != held) finished++;
+        }
+        for (int k = 0; k < loops; ++k) expect_once(hits[static_cast<std::size_t>(k)], "loop of the chain");
+    }
+    const auto sites = loop_sites_of(loop_form::nonmonotonic_dynamic);
+    std::uint64_t taken = 0, forwarded = 0;
+    for (omp_site* s : sites) {
+        taken += s->taken.load();
+        forwarded += s->forwarded.load();
+    }
+    EXPECT_EQ(taken + forwarded, 2u * loops);
+    EXPECT_EQ(forwarding_everything() ? forwarded : taken, 2u * loops);
+}
+
+// `parallel reduction(task, ...)` is GOMP_parallel_reductions, which the interposer does not
+// wrap: its loops are forwarded from threads without a region view, and must be counted
+// once per execution (by OpenMP thread 0), not once per thread.
+TEST(Interposer, LoopsInARegionAloeDidNotStartAreCountedOncePerExecution) {
+    long x = 0;
+    std::vector<std::atomic<int>> hits(5 * 100);
+    for (int step = 0; step < 5; ++step) {
+#pragma omp parallel reduction(task, + : x)
+        {
+#pragma omp for schedule(dynamic, 2)
+            for (int i = 0; i < 100; ++i) hits[static_cast<std::size_t>(step * 100 + i)]++;
+#pragma omp single
+            {
+#pragma omp task in_reduction(+ : x)
+                x += step;
+            }
+        }
+    }
+    expect_once(hits, "loop in a task-reduction region");
+    EXPECT_EQ(x, 10);
+    const std::string reason = "in a region aloe did not start (task reductions, teams)";
+    int found = 0;
+    for (omp_site* s : all_sites(site_kind::loop)) {
+        const char* why = s->forward_reason.load();
+        if (why == nullptr || reason != why) continue;
+        ++found;
+        EXPECT_EQ(s->forwarded.load(), 5u);
+        EXPECT_EQ(s->forwarded_iterations.load(), 500u);
+        EXPECT_EQ(s->taken.load(), 0u);
+    }
+    EXPECT_EQ(found, 1);
 }
 
 TEST(Interposer, ReductionsAndLastprivateStayExact) {

@@ -73,6 +73,22 @@ TEST(LoopRules, EachBadLineIsNamedWithItsFileAndLine) {
     EXPECT_EQ(rules.rules.size(), 1u);
 }
 
+TEST(LoopRules, ASourceLineMustBeALineThatCanExist) {
+    loop_rules rules;
+    std::vector<std::string> errors;
+    EXPECT_FALSE(parse_loop_rules("where.c:0 static\n"                      // no line 0
+                                  "where.c:99999999999999999999 static\n"   // beyond any file
+                                  "where.c:4294967296 static\n"             // one past 32 bits
+                                  "where.c:+7 static\n"                     // a sign is not a line
+                                  "where.c:7 static\n",                     // fine
+                                  "s.rules", rules, errors));
+    ASSERT_EQ(errors.size(), 4u);
+    for (std::size_t i = 0; i < errors.size(); ++i)
+        EXPECT_NE(errors[i].find("s.rules:" + std::to_string(i + 1) + ": site"), std::string::npos) << errors[i];
+    ASSERT_EQ(rules.rules.size(), 1u);
+    EXPECT_EQ(rules.rules[0].site, "where.c:7");
+}
+
 TEST(LoopRules, AnUnreadableFileIsOneError) {
     loop_rules rules;
     std::vector<std::string> errors;

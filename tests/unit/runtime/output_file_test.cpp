@@ -138,6 +138,30 @@ TEST_F(OutputFile, AFullDeviceIsAnErrorNamingTheCause) {
     EXPECT_NE(error.find("/dev/full"), std::string::npos) << error;
 }
 
+TEST_F(OutputFile, ARegularFileUnderDevIsReplacedNotAppended) {
+    // /dev/shm holds ordinary files: they are outputs like any other (before: written in
+    // place, appending, so a second run left two documents in one file).
+    if (!fs::is_directory("/dev/shm")) GTEST_SKIP() << "no /dev/shm on this machine";
+    const std::string target = "/dev/shm/aloe-output-test-" + std::to_string(::getpid()) + ".json";
+    std::string error;
+    ASSERT_TRUE(write_output_file(target, "first", error)) << error;
+    ASSERT_TRUE(write_output_file(target, "second", error)) << error;
+    EXPECT_EQ(read(target), "second");
+    fs::remove(target);
+}
+
+TEST_F(OutputFile, TheSystemsLinksAreFollowedAndAppendedTo) {
+    // /proc/self/fd/N of a regular file: the program's redirected output, never replaced.
+    const std::string file = path("stdout.txt");
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, "program output\n", 15), 15);
+    std::string error;
+    EXPECT_TRUE(write_output_file("/proc/self/fd/" + std::to_string(fd), "summary\n", error)) << error;
+    ::close(fd);
+    EXPECT_EQ(read(file), "program output\nsummary\n");
+}
+
 TEST_F(OutputFile, DevNullIsWrittenInPlace) {
     std::string error;
     EXPECT_TRUE(write_output_file("/dev/null", "gone", error)) << error;
