@@ -152,8 +152,7 @@ bool write_output_file(const std::string& path, const producer& produce, std::st
         error = because(path, "cannot be examined", errno);
         return false;
     }
-    if (S_ISLNK(link.st_mode)) {
-        if (is_system_path(path)) return write_in_place(path, produce, error);
+    if (S_ISLNK(link.st_mode) && !is_system_path(path)) {
         const std::string dir = folder_of(path);
         struct stat folder {};
         if (::stat(dir.c_str(), &folder) == 0 && planted_link(link.st_uid, folder.st_mode, ::geteuid())) {
@@ -161,12 +160,9 @@ bool write_output_file(const std::string& path, const producer& produce, std::st
                     "; not followed (it may have been planted)";
             return false;
         }
-        struct stat target {};
-        if (::stat(path.c_str(), &target) == 0 && (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)))
-            return write_in_place(path, produce, error);
-        return write_by_rename(path, produce, error, mode);  // replaces the link itself
     }
-    if (S_ISCHR(link.st_mode) || S_ISFIFO(link.st_mode)) return write_in_place(path, produce, error);
+    if (written_in_place(path)) return write_in_place(path, produce, error);
+    if (S_ISLNK(link.st_mode)) return write_by_rename(path, produce, error, mode);  // replaces the link itself
     if (S_ISDIR(link.st_mode)) {
         error = quoted(path) + " is a folder";
         return false;
@@ -176,6 +172,16 @@ bool write_output_file(const std::string& path, const producer& produce, std::st
         return false;
     }
     return write_by_rename(path, produce, error, mode);
+}
+
+bool written_in_place(const std::string& path) noexcept {
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) != 0) return false;
+    if (S_ISCHR(link.st_mode) || S_ISFIFO(link.st_mode)) return true;
+    if (!S_ISLNK(link.st_mode)) return false;
+    if (is_system_path(path)) return true;
+    struct stat target {};
+    return ::stat(path.c_str(), &target) == 0 && (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode));
 }
 
 bool planted_link(uid_t link_owner, mode_t folder_mode, uid_t me) noexcept {

@@ -40,6 +40,11 @@ using output_sink = std::function<bool(std::string_view piece)>;
 bool write_output_file(const std::string& path, const std::function<void(const output_sink&)>& produce,
                        std::string& error, mode_t mode = shared_file_mode);
 
+/// Whether write_output_file writes `path` in place (an existing character device or FIFO,
+/// a link to one, or a system link under /dev or /proc) rather than by rename: then the file
+/// itself must be writable, not its folder. A planted link is reported by write_output_file.
+bool written_in_place(const std::string& path) noexcept;
+
 /// Whether a symbolic link owned by `link_owner` in a folder of mode `folder_mode` may have
 /// been planted by another user (a sticky, world-writable folder such as /tmp), for the
 /// process running as `me`. Exposed for tests.

@@ -39,7 +39,8 @@ harness_paths locate() {
     } else {
         p.apps = ALOE_BUILD_APPS_DIR;
         p.harness = ALOE_SOURCE_HARNESS_DIR;
-        p.python = ALOE_DEFAULT_PYTHON;
+        // The project venv when it exists now (it may be made after the build was configured).
+        p.python = ::access(ALOE_SOURCE_VENV_PYTHON, X_OK) == 0 ? ALOE_SOURCE_VENV_PYTHON : "python3";
     }
     return p;
 }

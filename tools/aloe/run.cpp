@@ -232,22 +232,27 @@ bool same_file(const std::string& a, const std::string& b) {
            !S_ISLNK(sb.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-// The folder an output goes into must exist and be writable now, not after a ten-hour run.
+// The folder an output goes into must exist and be writable now, not after a ten-hour run;
+// a device or FIFO written in place (/dev/null, /dev/full, a pipe) must be writable itself.
 // Checked the way runtime/output_file will treat it, so what can be known now is said now.
 std::optional<std::string> output_problem(const std::string& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) return "is a folder";
     const fs::path parent = fs::path(path).parent_path();
     if (!fs::is_directory(parent, ec)) return "is in a folder that does not exist ('" + quoted_path(parent.string()) + "')";
+    struct stat link {}, folder {};
+    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && ::stat(parent.c_str(), &folder) == 0 &&
+        runtime::planted_link(link.st_uid, folder.st_mode, ::geteuid()))
+        return "is a symbolic link another user owns in a shared folder; not followed (it may have been planted)";
+    if (runtime::written_in_place(path)) {
+        if (::access(path.c_str(), W_OK) != 0) return std::string("cannot be written: ") + std::strerror(errno);
+        return std::nullopt;
+    }
     if (::access(parent.c_str(), W_OK | X_OK) != 0)
         return "cannot be created in '" + quoted_path(parent.string()) + "': " + std::strerror(errno);
     if (const long longest = ::pathconf(parent.c_str(), _PC_NAME_MAX);
         longest > 0 && fs::path(path).filename().string().size() > static_cast<std::size_t>(longest))
         return "has a file name longer than the folder allows (" + std::to_string(longest) + " bytes)";
-    struct stat link {}, folder {};
-    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && ::stat(parent.c_str(), &folder) == 0 &&
-        runtime::planted_link(link.st_uid, folder.st_mode, ::geteuid()))
-        return "is a symbolic link another user owns in a shared folder; not followed (it may have been planted)";
     return std::nullopt;
 }
 

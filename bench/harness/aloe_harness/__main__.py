@@ -11,10 +11,19 @@ import datetime
 import sys
 from pathlib import Path
 
-from . import matrix as mx
-from . import adaptive, compare, interposer, plots, provenance, report, summary, sweep
-from .runner import Runner
-from . import files
+try:
+    from . import matrix as mx
+    from . import adaptive, compare, interposer, plots, provenance, report, summary, sweep
+    from .runner import Runner
+    from . import files
+except ModuleNotFoundError as missing:
+    # numpy and matplotlib live in the project venv (scripts/install-deps.sh makes it); a
+    # Python without them gets one line naming the module, not a traceback.
+    if missing.name is None or missing.name.split(".")[0] not in ("numpy", "matplotlib"):
+        raise
+    sys.exit(f"aloe: the benchmark harness needs the Python module '{missing.name}', which "
+             f"{sys.executable} lacks: run scripts/install-deps.sh (it makes the project venv "
+             f".venv), or pass --python with an interpreter that has numpy and matplotlib")
 
 REPO = provenance.REPO_ROOT
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

@@ -167,6 +167,26 @@ TEST_F(OutputFile, DevNullIsWrittenInPlace) {
     EXPECT_TRUE(write_output_file("/dev/null", "gone", error)) << error;
 }
 
+TEST_F(OutputFile, WhatIsWrittenInPlaceIsNamedForCheckingBeforehand) {
+    // aloe run checks, before the program starts, the file itself for these and the folder
+    // for the others (before: /dev/full was refused for a non-root user, "cannot be created
+    // in '/dev'").
+    EXPECT_TRUE(written_in_place("/dev/null"));
+    EXPECT_TRUE(written_in_place("/dev/full"));
+    ASSERT_EQ(::mkfifo(path("pipe").c_str(), 0600), 0);
+    EXPECT_TRUE(written_in_place(path("pipe")));
+    fs::create_symlink("/dev/null", path("to-null"));
+    EXPECT_TRUE(written_in_place(path("to-null")));
+    EXPECT_TRUE(written_in_place("/proc/self/fd/2")) << "a system link, whatever it points to";
+    std::string error;
+    ASSERT_TRUE(write_output_file(path("plain.json"), "{}", error)) << error;
+    EXPECT_FALSE(written_in_place(path("plain.json")));
+    fs::create_symlink(path("plain.json"), path("to-plain"));
+    EXPECT_FALSE(written_in_place(path("to-plain"))) << "a link to a regular file is replaced";
+    EXPECT_FALSE(written_in_place(path("missing.json")));
+    EXPECT_FALSE(written_in_place(dir_.string()));
+}
+
 TEST_F(OutputFile, AFolderOrAMissingFolderIsAnError) {
     std::string error;
     EXPECT_FALSE(write_output_file(dir_.string(), "x", error));
