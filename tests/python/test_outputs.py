@@ -1,5 +1,6 @@
 """bench end to end against the fakes: the results folder, plots and report.html."""
 import json
+import signal
 
 from aloe_harness import report
 from aloe_harness.__main__ import main
@@ -86,7 +87,14 @@ def test_overrides_and_bad_command_lines(bench, capsys):
 
 
 def test_ctrl_c_writes_what_was_gathered(bench):
-    status, out = bench("--no-plots", env={"FAKE_APP_INTERRUPT": "tbb:affinity"})
+    # Python leaves SIGINT ignored when it starts with it ignored (a job started with `&` by
+    # a non-interactive shell, nohup): Ctrl-C is then meant to do nothing. This test is about
+    # what Ctrl-C does, so it gives SIGINT Python's own handler for its duration.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        status, out = bench("--no-plots", env={"FAKE_APP_INTERRUPT": "tbb:affinity"})
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert status == 130
     entries = report.read_entries(out)
     assert [e["role"] for e in entries[:4]] == ["serial", "serial", "calibration", "calibration"]
