@@ -27,6 +27,10 @@ unset OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID ALOE_SCHEDULE ALOE_OM
 # Background jobs of a script get SIGINT and SIGQUIT ignored unless job control is on; with it
 # they keep the dispositions a program started from a terminal has.
 set -m
+# These are the cases of a batch job: no terminal on any standard descriptor, even when the
+# suite is run from one (ctest passes its terminal on as standard input). With a terminal the
+# program shares aloe run's process group instead (terminal_jobs.py checks that case).
+exec </dev/null
 
 # A process is gone when /proc has no entry for it or it is a zombie nobody reaped yet.
 alive() {

@@ -418,16 +418,18 @@ std::vector<std::string> child_environment(const run_options& o, const run_plan&
 
 // --- the program and its signals --------------------------------------------------------
 //
-// The program runs in a process group of its own, like a shell's job. So a signal sent to
-// aloe run's whole group (`kill -USR1 -<pgid>`, `timeout`, a batch system killing the job's
-// group) reaches aloe run alone and is passed on once, never twice. With a terminal, aloe run
-// plays the shell's part for that group: it gives the program the terminal whenever aloe run
-// itself is in the foreground (at the start, and after `fg`), and when the program stops
-// (Ctrl-Z, or a read from the terminal in the background) it stops too, so the shell sees the
-// job stopped; when the shell continues it, the program is continued. SIGSTOP sent to aloe
-// run alone cannot be passed on (it cannot be caught); SIGTSTP can.
+// Without a terminal (a batch job, mpirun, Slurm, a script under nohup) the program runs in a
+// process group of its own, so a signal sent to aloe run's whole group (`kill -USR1 -<pgid>`,
+// `timeout`, a batch system killing the job's group) reaches aloe run alone and is passed on
+// once, to the program's group. With a terminal the program stays in aloe run's process
+// group, as it would without aloe run: a pipeline's other members (`aloe run -- app | less`)
+// keep the terminal, and Ctrl-C, Ctrl-\ and Ctrl-Z reach the program from the terminal itself,
+// so aloe run passes on only what was sent to it alone (not SI_KERNEL). When the program stops
+// (Ctrl-Z, a read from the terminal in the background) aloe run stops too, so the shell sees
+// the job stopped; continued, it continues the program. SIGSTOP sent to aloe run alone cannot
+// be passed on (it cannot be caught); SIGTSTP can.
 
-// Passed on to the program's process group. They (and SIGCHLD) are blocked in aloe run
+// Passed on to the program (its group without a terminal). They (and SIGCHLD) are blocked in aloe run
 // from before the fork until the outputs are written, and taken synchronously with
 // sigwaitinfo(): no handler runs asynchronously, none is lost between fork() and the wait,
 // and none stops aloe run half-way through writing a file.
@@ -492,17 +494,6 @@ int controlling_terminal() {
     return -1;
 }
 
-bool in_foreground(int terminal) { return terminal >= 0 && ::tcgetpgrp(terminal) == ::getpgrp(); }
-
-// tcsetpgrp from a process that may be in the background group: SIGTTOU ignored meanwhile.
-void give_terminal(int fd, pid_t group) {
-    struct sigaction ignore {}, old {};
-    ignore.sa_handler = SIG_IGN;
-    ::sigaction(SIGTTOU, &ignore, &old);
-    ::tcsetpgrp(fd, group);
-    ::sigaction(SIGTTOU, &old, nullptr);
-}
-
 // Whether the process is stopped now (state T in /proc): a stop reported late, after the
 // process was continued (a batch system suspending and resuming every process), is history.
 bool stopped_now(pid_t pid) {
@@ -531,12 +522,11 @@ program_end run_program(const run_options& o, const std::vector<std::string>& en
         return end;
     }
     const int terminal = controlling_terminal();
-    const bool foreground = in_foreground(terminal);
+    const bool own_group = terminal < 0;
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0) {
-        ::setpgid(0, 0);
-        if (foreground) give_terminal(terminal, ::getpid());
+        if (own_group) ::setpgid(0, 0);
         held.restore_in_child();
         ::close(report[0]);
         // Dies with aloe run (a SIGKILL to it must not leave the program running alone).
@@ -553,8 +543,8 @@ program_end run_program(const run_options& o, const std::vector<std::string>& en
         ::close(report[0]);
         return end;
     }
-    ::setpgid(pid, pid);  // also here: whichever of the two runs first, the group exists
-    if (foreground) give_terminal(terminal, pid);
+    if (own_group) ::setpgid(pid, pid);  // also here: whichever of the two runs first, the group exists
+    const pid_t target = own_group ? -pid : pid;  // where signals are passed on
     end.pid = pid;
     int exec_error = 0;
     ssize_t got = 0;
@@ -563,12 +553,13 @@ program_end run_program(const run_options& o, const std::vector<std::string>& en
     ::close(report[0]);
     int status = 0;
     for (bool running = true; running;) {
-        const int sig = ::sigwaitinfo(&held.set(), nullptr);
+        siginfo_t info{};
+        const int sig = ::sigwaitinfo(&held.set(), &info);
         if (sig < 0) continue;  // EINTR: aloe run was stopped and continued
         if (sig != SIGCHLD) {
-            // Continued by the shell in the foreground (fg): the terminal goes back to the program.
-            if (sig == SIGCONT && in_foreground(terminal)) give_terminal(terminal, pid);
-            ::kill(-pid, sig);
+            // From the terminal to its foreground group: the program, in aloe run's group, has it too.
+            if (!own_group && info.si_code == SI_KERNEL) continue;
+            ::kill(target, sig);
             continue;
         }
         // SIGCHLD: the program ended or stopped (several may have merged into one).
@@ -584,13 +575,10 @@ program_end run_program(const run_options& o, const std::vector<std::string>& en
             // terminal, stop aloe run too, so the shell sees the job stopped; continued, it
             // continues the program. Without one (a batch job) there is no job to show.
             if (terminal < 0 || !stopped_now(pid)) continue;
-            if (::tcgetpgrp(terminal) == pid) give_terminal(terminal, ::getpgrp());
             ::kill(::getpid(), SIGSTOP);
-            if (in_foreground(terminal)) give_terminal(terminal, pid);
-            ::kill(-pid, SIGCONT);
+            ::kill(target, SIGCONT);
         }
     }
-    if (foreground && ::tcgetpgrp(terminal) == pid) give_terminal(terminal, ::getpgrp());
     if (got == sizeof exec_error) {
         std::cerr << "aloe: run: cannot run '" << quoted_path(o.program[0]) << "': " << std::strerror(exec_error) << '\n';
         end.status = 127;
