@@ -88,16 +88,6 @@ void arrange_stats_at_exit() {
     });
 }
 
-// A call with no iteration still counts: the site's calls() is how often the program
-// reached the loop.
-void record_empty(site_state& st, const schedule& s) {
-    {
-        std::lock_guard lock(st.mutex);
-        st.stats.add_empty(s);
-    }
-    count_empty_loop();
-}
-
 void run_serial(site_state& st, std::uint64_t n, const schedule& s, detail::chunk_fn fn, void* ctx) {
     fn(ctx, 0, n, 0);
     {
@@ -121,7 +111,7 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
     const site_ref held = site_registry::instance().acquire(site);
     site_state& st = *held;
     if (n == 0) [[unlikely]] {
-        record_empty(st, s);
+        record_empty_call(st, s);
         return;
     }
     runtime::worker_team& workers = t.workers();

@@ -77,11 +77,7 @@ void shared_loop::build(int nt) {
         // Counted here, by the one thread that builds, so that a site's calls() is how often
         // the program reached the loop (the threads of an empty loop have nothing to finish).
         step_ = &step_empty;
-        {
-            std::lock_guard lock(site_->mutex);
-            site_->stats.add_empty(spec_);
-        }
-        count_empty_loop();
+        record_empty_call(*site_, spec_);
     } else {
         {
             std::lock_guard lock(site_->mutex);

@@ -292,4 +292,12 @@ std::size_t site_registry::pool_records() {
     return pool_.size();
 }
 
+void record_empty_call(site_state& st, const schedule& used) {
+    {
+        std::lock_guard lock(st.mutex);
+        st.stats.add_empty(used);
+    }
+    count_empty_loop();
+}
+
 }  // namespace aloe::loop

@@ -104,6 +104,10 @@ struct site_state {
                         ///< only with users == 0 and pins == 0, generation bumped first)
 };
 
+/// Counts a call with no iteration at `st` (stats and the loop.* counter): a site's calls()
+/// is how often the program reached the loop, whichever driver ran it.
+void record_empty_call(site_state& st, const schedule& used);
+
 /// A loop's hold on a site record: while it exists the record is not evicted. Movable.
 class site_ref {
 public:
