@@ -85,10 +85,8 @@ struct run_options {
 // What the program will run with, every value checked.
 struct run_plan {
     omp::run_request request;
-    std::string choice_source;  // "--schedule", "ALOE_OMP_SCHEDULE", ...
     bool choice_is_schedule = false;
     bool drop_aloe_schedule = false;  // ALOE_SCHEDULE holds `program`/`forward`: not for aloe's loops
-    std::string rules;    // absolute; empty: none
     std::string rules_file_itself;  // the rules file behind any link
     std::string stats;    // absolute, expanded; empty: none
     std::string trace;
@@ -297,10 +295,11 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
     // Both schedule variables must be valid, whichever decides: ALOE_SCHEDULE also reaches
     // aloe's own loops when the program links libaloe.
     std::string error;
-    for (const auto& [variable, value] : {std::pair{"ALOE_OMP_SCHEDULE", &cfg.omp_schedule},
-                                          std::pair{"ALOE_SCHEDULE", &cfg.schedule}})
-        if (!value->empty() && !omp::parse_loop_choice(*value, error))
-            return usage_error("run: " + std::string(variable) + " " + error, "run");
+    if (!cfg.omp_schedule.empty() && !omp::parse_loop_choice(cfg.omp_schedule, error))
+        return usage_error("run: ALOE_OMP_SCHEDULE " + error, "run");
+    std::optional<omp::loop_choice> aloe_schedule;
+    if (!cfg.schedule.empty() && !(aloe_schedule = omp::parse_loop_choice(cfg.schedule, error)))
+        return usage_error("run: ALOE_SCHEDULE " + error, "run");
     std::string source;
     const std::string choice_text =
         option_or(o.schedule, "--schedule", cfg.omp_schedule.empty() ? cfg.schedule : cfg.omp_schedule,
@@ -309,9 +308,8 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
     const std::optional<omp::loop_choice> choice = omp::parse_loop_choice(choice_text, error);
     if (!choice) return usage_error("run: " + (source.empty() ? std::string("--schedule") : source) + " " + error, "run");
     plan.request.schedule_text = choice_text;
-    plan.choice_source = source;
     plan.choice_is_schedule = choice->kind == omp::loop_choice::kind_t::schedule;
-    plan.drop_aloe_schedule = cfg.schedule == "program" || cfg.schedule == "forward";
+    plan.drop_aloe_schedule = aloe_schedule && aloe_schedule->kind != omp::loop_choice::kind_t::schedule;
 
     if (o.threads) {
         int n = 0;
@@ -333,11 +331,10 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
             for (const std::string& e : errors) std::cerr << "aloe: run: " << e << '\n';
             return usage_error("run: " + source + " '" + quoted_path(*rules) + "' has errors", "run");
         }
-        plan.rules = absolute(*rules);
-        plan.request.rules_file = plan.rules;
+        plan.request.rules_file = absolute(*rules);
         // Read through any link: an output must not land on the file behind it either.
         std::error_code canonical_error;
-        plan.rules_file_itself = fs::canonical(plan.rules, canonical_error).string();
+        plan.rules_file_itself = fs::canonical(plan.request.rules_file, canonical_error).string();
     }
 
     // Output names expanded here, once: %p is aloe run's pid, %r the rank it was started as.
@@ -361,7 +358,7 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
         outputs.push_back({&plan.trace, source});
     }
     std::vector<std::pair<std::string, std::string>> claimed;  // path, who named it
-    if (!plan.rules.empty()) claimed.emplace_back(plan.rules, "--rules");
+    if (!plan.request.rules_file.empty()) claimed.emplace_back(plan.request.rules_file, "--rules");
     if (!plan.rules_file_itself.empty()) claimed.emplace_back(plan.rules_file_itself, "--rules");
     for (const output& out : outputs) {
         for (const auto& [path, who] : claimed)
@@ -401,7 +398,7 @@ std::vector<std::string> child_environment(const run_options& o, const run_plan&
         set(env, "OMP_NUM_THREADS",
             std::to_string(plan.request.threads) + (comma == std::string::npos ? "" : levels->substr(comma)));
     }
-    if (!plan.rules.empty()) set(env, "ALOE_OMP_RULES", plan.rules);
+    if (!plan.request.rules_file.empty()) set(env, "ALOE_OMP_RULES", plan.request.rules_file);
     else unset(env, "ALOE_OMP_RULES");
     // The processes report into the folder; this command writes the files.
     unset(env, "ALOE_OMP_STATS");
