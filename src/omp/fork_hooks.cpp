@@ -26,7 +26,8 @@ void after_fork_in_parent() noexcept {
 }
 
 void after_fork_in_child() noexcept {
-    forget_trace_in_child();  // and unlocks
+    forget_trace_in_child();
+    unlock_trace_after_fork();
     unlock_region_pool_after_fork();
     forget_site_counts_in_child();
     unlock_site_tables_after_fork();

@@ -151,20 +151,25 @@ std::string asked_schedule_text(const omp_site& s) {
 
 std::atomic<const char*> program_sets_schedule{nullptr};
 
+// Stores `value` unless `field` holds it already (see omp_site: read, not written, when steady).
+template <class T, class V>
+void note(std::atomic<T>& field, V value) noexcept {
+    const T v = static_cast<T>(value);
+    if (field.load(std::memory_order_relaxed) != v) field.store(v, std::memory_order_relaxed);
+}
+
 loop_decision decide(omp_site& site, const loop_request& r, bool starting_region) {
     // What the program asked for, recorded whatever happens to the loop (the summary shows it).
     int runtime_kind = 0, runtime_chunk = 0;
     const bool reads_runtime = reads_runtime_schedule(r);
     if (reads_runtime) real().get_schedule(&runtime_kind, &runtime_chunk);
     program_schedule p = resolve_program_schedule(r, runtime_kind, runtime_chunk);
-    site.form.store(r.form, std::memory_order_relaxed);
-    site.program_chunk.store(r.chunk, std::memory_order_relaxed);
-    site.program_kind.store(p.kind, std::memory_order_relaxed);
-    if (r.form == loop_form::generic)
-        site.generic_sched.store(static_cast<std::uint32_t>(static_cast<unsigned long>(r.sched)), std::memory_order_relaxed);
+    note(site.form, r.form);
+    note(site.program_chunk, r.chunk);
+    if (r.form == loop_form::generic) note(site.generic_sched, static_cast<unsigned long>(r.sched));
     if (reads_runtime) {
-        site.runtime_kind.store(static_cast<std::uint32_t>(runtime_kind), std::memory_order_relaxed);
-        site.runtime_chunk.store(runtime_chunk, std::memory_order_relaxed);
+        note(site.runtime_kind, static_cast<std::uint32_t>(runtime_kind));
+        note(site.runtime_chunk, runtime_chunk);
     }
 
     loop_decision d;

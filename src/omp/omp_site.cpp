@@ -1,5 +1,7 @@
 #include "omp/omp_site.hpp"
 
+#include "omp/fork_lock.hpp"
+
 #include "omp/interposer_settings.hpp"
 #include "runtime/report.hpp"
 
@@ -139,20 +141,26 @@ omp_site& site_at(const void* address, site_kind kind) {
     return overflow_site(t, kind);
 }
 
+namespace {
+// What the forking thread locked (fork_lock.hpp): a table may be made between the hooks.
+constinit thread_local std::mutex* tables_locked_for_fork[std::size(tables)] __attribute__((tls_model("initial-exec"))) = {};
+}  // namespace
+
 void lock_site_tables_for_fork() noexcept {
-    for (auto& t : tables)
-        if (site_table* p = t.load(std::memory_order_acquire)) p->mutex.lock();
+    for (std::size_t i = 0; i < std::size(tables); ++i) {
+        site_table* p = tables[i].load(std::memory_order_acquire);
+        lock_for_fork(p != nullptr ? &p->mutex : nullptr, tables_locked_for_fork[i]);
+    }
 }
 
 void unlock_site_tables_after_fork() noexcept {
-    for (auto t = std::rbegin(tables); t != std::rend(tables); ++t)
-        if (site_table* p = t->load(std::memory_order_acquire)) p->mutex.unlock();
+    for (std::size_t i = std::size(tables); i-- > 0;) unlock_after_fork(tables_locked_for_fork[i]);
 }
 
 void forget_site_counts_in_child() noexcept {
-    for (auto& t : tables) {
-        site_table* p = t.load(std::memory_order_acquire);
-        if (p == nullptr) continue;
+    for (std::size_t i = 0; i < std::size(tables); ++i) {
+        if (tables_locked_for_fork[i] == nullptr) continue;  // none yet at the fork
+        site_table* p = tables[i].load(std::memory_order_relaxed);
         for (const auto& s : p->owned) {
             s->taken.store(0, std::memory_order_relaxed);
             s->forwarded.store(0, std::memory_order_relaxed);

@@ -32,9 +32,10 @@ struct omp_site {
     const loop_rule* rule = nullptr;  ///< loops: the rules file's line for this site, if any
 
     // Loops. What the program asked for, last seen (for the summary: asked_schedule_text()).
+    // Every thread notes them at every start, so they are written only when they change: the
+    // steady state reads, and the line they share with the counters stays shared.
     std::atomic<loop_form> form{loop_form::dynamic};
     std::atomic<long> program_chunk{0};           ///< the entry point's chunk (an ull one saturated)
-    std::atomic<long> program_kind{gfs_dynamic};  ///< the kind resolved, flag removed (runtime: read)
     std::atomic<std::uint32_t> generic_sched{0};  ///< generic: GOMP_loop_start's sched, flag kept
     std::atomic<std::uint32_t> runtime_kind{0};   ///< loops reading run-sched-var: omp_get_schedule's kind, flag kept
     std::atomic<int> runtime_chunk{0};            ///< and its chunk

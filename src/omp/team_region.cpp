@@ -1,5 +1,6 @@
 #include "omp/team_region.hpp"
 
+#include "omp/fork_lock.hpp"
 #include "omp/interposer_settings.hpp"
 #include "omp/trace_log.hpp"
 
@@ -26,8 +27,8 @@ struct region_pool {
 // The pool as the fork hooks see it: they must not go through pool()'s guarded static (a
 // fork during its first use would leave the guard held in the child).
 constinit std::atomic<region_pool*> pool_for_fork{nullptr};
-// What the forking thread locked: the pool may be made between the two hooks.
-constinit thread_local region_pool* locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
+// What the forking thread locked (fork_lock.hpp): the pool may be made between the hooks.
+constinit thread_local std::mutex* locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
 
 region_pool& pool() {
     static region_pool* const p = [] {
@@ -69,13 +70,10 @@ iteration_map iteration_map::for_ull(bool up, ull start, ull end, ull incr) noex
 
 void lock_region_pool_for_fork() noexcept {
     region_pool* p = pool_for_fork.load(std::memory_order_acquire);
-    if (p != nullptr) p->mutex.lock();
-    locked_for_fork = p;
+    lock_for_fork(p != nullptr ? &p->mutex : nullptr, locked_for_fork);
 }
 
-void unlock_region_pool_after_fork() noexcept {
-    if (region_pool* p = std::exchange(locked_for_fork, nullptr)) p->mutex.unlock();
-}
+void unlock_region_pool_after_fork() noexcept { unlock_after_fork(locked_for_fork); }
 
 loop_slot* overflow_loops::find(std::uint64_t index) noexcept {
     const auto begin = entries_.begin() + static_cast<std::ptrdiff_t>(first_);

@@ -1,5 +1,6 @@
 #include "omp/trace_log.hpp"
 
+#include "omp/fork_lock.hpp"
 #include "omp/interposer_settings.hpp"
 #include "omp/omp_site.hpp"
 #include "runtime/json_text.hpp"
@@ -75,22 +76,25 @@ const char* kind_name(trace_kind k) {
 
 }  // namespace
 
+namespace {
+// What the forking thread locked (fork_lock.hpp): the registry may be made between the hooks.
+constinit thread_local std::mutex* locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
+}  // namespace
+
 void lock_trace_for_fork() noexcept {
-    if (buffers* b = for_fork.load(std::memory_order_acquire)) b->mutex.lock();
+    buffers* b = for_fork.load(std::memory_order_acquire);
+    lock_for_fork(b != nullptr ? &b->mutex : nullptr, locked_for_fork);
 }
 
-void unlock_trace_after_fork() noexcept {
-    if (buffers* b = for_fork.load(std::memory_order_acquire)) b->mutex.unlock();
-}
+void unlock_trace_after_fork() noexcept { unlock_after_fork(locked_for_fork); }
 
 void forget_trace_in_child() noexcept {
-    buffers* b = for_fork.load(std::memory_order_acquire);
-    if (b == nullptr) return;
-    for (const auto& t : b->all) {
+    // Only the buffers the forking thread locked: those are the ones no other thread can hold.
+    if (locked_for_fork == nullptr) return;
+    for (const auto& t : for_fork.load(std::memory_order_relaxed)->all) {
         t->events.clear();
         t->truncated = false;
     }
-    b->mutex.unlock();
 }
 
 bool tracing() noexcept {
