@@ -1,6 +1,7 @@
 #include "runtime/cgroup_limits.hpp"
 
 #include "runtime/cpu_list.hpp"
+#include "runtime/printable_text.hpp"
 #include "runtime/report.hpp"
 #include "runtime/small_file.hpp"
 
@@ -122,8 +123,12 @@ void report_unknown(const std::string& what, std::string_view fallback, std::vec
 
 void report_unreadable(const std::string& file, const std::string& why) {
     report_once({report_level::warning, report_category::topology, "W205",
-                 "cannot use the cgroup file " + file + ": " + why, "no limit from it"});
+                 "cannot use the cgroup file " + printable(file, printable_path_limit) + ": " + why,
+                 "no limit from it"});
 }
+
+// A file's text in a message: quoted, control bytes and broken UTF-8 escaped.
+std::string shown(std::string_view text) { return "'" + printable(text) + "'"; }
 
 // The cgroup folders `controller` ("cpu", "cpuset") applies to this process through, or
 // nullopt (reported when it should have been there).
@@ -163,7 +168,7 @@ std::optional<controller_dirs> locate(std::string_view controller, const std::ve
         return dirs;
     }
     // One v2 hierarchy holds both controllers: one message, one fallback for both.
-    report_unknown(mounted ? "this process's cgroup " + group->path + " is outside the mounted " + kind
+    report_unknown(mounted ? "this process's cgroup " + printable(group->path, printable_path_limit) + " is outside the mounted " + kind
                            : "the " + kind + " is not mounted",
                    group == v2 ? "no cgroup cpuset or CPU quota" : fallback, held_info);
     return std::nullopt;
@@ -207,7 +212,7 @@ std::optional<cpu_quota> quota_at(const std::string& root, const std::string& di
         const std::optional<std::int64_t> quota = w.size() == 2 ? positive_integer(w[0]) : std::nullopt;
         if (period && w[0] == "max") return std::nullopt;
         if (!period || !quota) {
-            report_unreadable(q.file, "'" + *text + "' is not 'max PERIOD' or 'QUOTA PERIOD'");
+            report_unreadable(q.file, shown(*text) + " is not 'max PERIOD' or 'QUOTA PERIOD'");
             return std::nullopt;
         }
         q.quota_us = *quota;
@@ -219,7 +224,7 @@ std::optional<cpu_quota> quota_at(const std::string& root, const std::string& di
     if (!quota_text || *quota_text == "-1") return std::nullopt;
     const std::optional<std::int64_t> quota = positive_integer(*quota_text);
     if (!quota) {
-        report_unreadable(q.file, "'" + *quota_text + "' is not -1 or a positive integer");
+        report_unreadable(q.file, shown(*quota_text) + " is not -1 or a positive integer");
         return std::nullopt;
     }
     const std::string period_file = join_path(dir, "cpu.cfs_period_us");
@@ -227,7 +232,7 @@ std::optional<cpu_quota> quota_at(const std::string& root, const std::string& di
     const std::optional<std::int64_t> period =
         period_text.text ? positive_integer(*period_text.text) : std::nullopt;
     if (!period) {
-        report_unreadable(period_file, period_text.text ? "'" + *period_text.text + "' is not a positive integer"
+        report_unreadable(period_file, period_text.text ? shown(*period_text.text) + " is not a positive integer"
                                                         : std::string(std::strerror(period_text.error)));
         return std::nullopt;
     }
@@ -257,7 +262,7 @@ void read_cpuset(const std::string& root, const controller_dirs& dirs, cgroup_cp
             if (!text) continue;
             std::optional<std::vector<int>> cpus = parse_cpu_list(*text);
             if (!cpus || cpus->empty()) {
-                report_unreadable(file, "'" + *text + "' is not a non-empty CPU list");
+                report_unreadable(file, shown(*text) + " is not a non-empty CPU list");
                 return;
             }
             out.cpuset = std::move(cpus);
