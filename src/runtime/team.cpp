@@ -1,6 +1,7 @@
 #include "runtime/team.hpp"
 
 #include "runtime/counters.hpp"
+#include "runtime/cpu_mask.hpp"
 #include "runtime/report.hpp"
 #include "runtime/topology.hpp"
 
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <pthread.h>
@@ -101,17 +103,20 @@ std::vector<team*>& teams_lost_to_fork() {
 // libgomp under OMP_PROC_BIND) may have narrowed to one CPU: the whole team would then share
 // it. Such a worker takes the process's allowed CPUs instead (topology::allowed_cpus(): the
 // mask at load, the cgroup cpuset), so "unbound" means the OS places it within them.
+// Sets of any size (cpu_mask.hpp): a machine may have more CPUs than CPU_SETSIZE.
 void spread_over_allowed_cpus(const topology& topo) noexcept {
-    const std::vector<int>& allowed = topo.allowed_cpus();
-    cpu_set_t mine;
-    CPU_ZERO(&mine);
-    if (allowed.empty() || sched_getaffinity(0, sizeof mine, &mine) != 0) return;
-    if (CPU_COUNT(&mine) >= static_cast<int>(allowed.size())) return;
-    cpu_set_t wanted;
-    CPU_ZERO(&wanted);
-    for (const int c : allowed)
-        if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &wanted);
-    sched_setaffinity(0, sizeof wanted, &wanted);
+    const std::vector<int>& allowed = topo.allowed_cpus();  // ascending
+    if (allowed.empty() || allowed.front() < 0) return;
+    const std::optional<std::vector<int>> mine = read_affinity_mask();
+    if (!mine || mine->size() >= allowed.size()) return;
+    const int ncpus = allowed.back() + 1;
+    cpu_set_t* wanted = CPU_ALLOC(ncpus);
+    if (wanted == nullptr) return;
+    const std::size_t size = CPU_ALLOC_SIZE(ncpus);
+    CPU_ZERO_S(size, wanted);
+    for (const int c : allowed) CPU_SET_S(c, size, wanted);
+    sched_setaffinity(0, size, wanted);
+    CPU_FREE(wanted);
 }
 
 [[gnu::cold, gnu::noinline]] bool refuse_after_fork(int size) noexcept {
