@@ -52,12 +52,6 @@ std::vector<std::string> command_words() {
     return words;
 }
 
-std::string executable_path() {
-    char path[4096];
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
-}
-
 // The start time in /proc/self/stat (clock ticks since boot, field 22): a name that sorts
 // the processes of one run in the order they started. The command name (field 2) is in
 // parentheses and may itself contain blanks and parentheses, so fields count from the last ')'.
@@ -79,7 +73,7 @@ process_report gather(std::vector<omp_site*>& regions, std::vector<omp_site*>& l
     p.pid = static_cast<long>(getpid());
     p.ppid = static_cast<long>(getppid());
     p.command = command_words();
-    p.executable = executable_path();
+    p.executable = main_program_path();
     if (const char* why = program_sets_threads.load()) p.program_sets_threads = why;
     // A site this process never ran (a forked child's inheritance from its parent, whose counts
     // were dropped at the fork) is not this process's to report.

@@ -55,12 +55,6 @@ std::size_t slot_of(const void* address) {
     return static_cast<std::size_t>(x >> 40) & (table_size - 1);
 }
 
-std::string main_program_path() {
-    char path[4096];
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
-}
-
 void name_site(omp_site& s) {
     Dl_info info{};
     link_map* map = nullptr;
@@ -120,6 +114,12 @@ omp_site* create(site_table& t, const void* address, site_kind kind) {
 }
 
 }  // namespace
+
+std::string main_program_path() {
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
+}
 
 omp_site& site_at(const void* address, site_kind kind) {
     site_table& t = table(kind);
