@@ -5,6 +5,7 @@
 #   make test-quick  release tests only
 #   make bench       build, then scripts/bench.sh
 #   make install     cmake --install build/release (PREFIX=/usr/local by default)
+#   make docs        the public headers' reference (Doxygen) in build/docs/html
 #
 # Build folders are configured once; after that `cmake --build` re-runs CMake by itself
 # when a CMakeLists.txt changes. `make clean` removes them.
@@ -48,7 +49,7 @@ TIMEOUT_asan    := 600
 WRAP_tsan := $(shell r=$$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0); \
                [ "$$r" -gt 28 ] && command -v setarch >/dev/null && echo "setarch $$(uname -m) -R")
 
-.PHONY: deps build test test-quick demo bench install clean distclean \
+.PHONY: deps build test test-quick demo bench install docs clean distclean \
         suite-release suite-tsan suite-asan suite-python
 
 deps:
@@ -123,6 +124,16 @@ bench: deps build
 
 install: build
 	$(CMAKE) --install $(DIR_release) --prefix $(PREFIX)
+
+# The reference of include/aloe (docs/Doxyfile). Doxygen's warnings (undocumented members
+# and the like) are listed, never fatal.
+docs:
+	@command -v doxygen >/dev/null || { echo "docs: doxygen is missing: run 'make deps'" >&2; exit 1; }
+	@mkdir -p build/docs
+	@ALOE_VERSION=$$(sed -n 's/^project(aloe VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt) doxygen docs/Doxyfile
+	@n=$$(grep -c 'warning:' build/docs/warnings.txt || true); \
+	if [ "$$n" -gt 0 ]; then cat build/docs/warnings.txt; fi; \
+	echo "docs: HTML in build/docs/html/index.html; $$n doxygen warnings (build/docs/warnings.txt)"
 
 clean:
 	rm -rf build

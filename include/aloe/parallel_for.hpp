@@ -36,6 +36,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -52,6 +53,16 @@ ALOE_API void run_loop(team& t, const iteration_space& space, const schedule& s,
 
 /// The schedule ALOE_SCHEDULE names, parsed once per process.
 ALOE_API const schedule& environment_schedule();
+
+/// The schedule `text` names, parsed once per loop site and thread and remembered until the
+/// text at that site changes (src/loop/schedules/spec_cache.hpp); throws aloe::error as
+/// schedule(text) does, at every call with a bad text.
+ALOE_API schedule site_schedule(const loop_site& site, std::string_view text);
+
+/// A schedule given as text (a literal, const char*, std::string, std::string_view): the
+/// overloads below take it so that it is parsed once per site, not converted per call.
+template <class T>
+concept schedule_text = std::is_convertible_v<const T&, std::string_view> && !std::is_same_v<T, schedule>;
 
 /// Holds the first exception thrown by any iteration of one loop.
 class exception_slot {
@@ -144,6 +155,38 @@ void parallel_for(std::int64_t first, std::int64_t last, std::int64_t step, cons
 template <class Body>
 void parallel_for(std::int64_t first, std::int64_t last, const schedule& s, Body&& body, loop_site site = {}) {
     parallel_for(team::global(), first, last, 1, s, std::forward<Body>(body), site);
+}
+
+/// As above with the schedule as text, e.g. `parallel_for(t, 0, n, 1, "dynamic,chunk=4", body)`.
+/// The text is parsed the first time this thread reaches the site with it, then reused: a
+/// call costs a compare of the text instead of a parse. A bad text throws aloe::error at
+/// every call, before anything runs.
+template <detail::schedule_text Text, class Body>
+void parallel_for(team& t, std::int64_t first, std::int64_t last, std::int64_t step, const Text& s, Body&& body,
+                  loop_site site = {}) {
+    parallel_for(t, first, last, step, detail::site_schedule(site, std::string_view(s)), std::forward<Body>(body),
+                 site);
+}
+
+/// Text schedule, step 1.
+template <detail::schedule_text Text, class Body>
+void parallel_for(team& t, std::int64_t first, std::int64_t last, const Text& s, Body&& body, loop_site site = {}) {
+    parallel_for(t, first, last, 1, detail::site_schedule(site, std::string_view(s)), std::forward<Body>(body), site);
+}
+
+/// Text schedule, on the process team.
+template <detail::schedule_text Text, class Body>
+void parallel_for(std::int64_t first, std::int64_t last, std::int64_t step, const Text& s, Body&& body,
+                  loop_site site = {}) {
+    parallel_for(team::global(), first, last, step, detail::site_schedule(site, std::string_view(s)),
+                 std::forward<Body>(body), site);
+}
+
+/// Text schedule, on the process team, step 1: `parallel_for(0, n, "hybrid,fs=0.8", body)`.
+template <detail::schedule_text Text, class Body>
+void parallel_for(std::int64_t first, std::int64_t last, const Text& s, Body&& body, loop_site site = {}) {
+    parallel_for(team::global(), first, last, 1, detail::site_schedule(site, std::string_view(s)),
+                 std::forward<Body>(body), site);
 }
 
 /// On the process team, step 1, with the schedule ALOE_SCHEDULE names (static if unset).

@@ -58,6 +58,13 @@ enum class schedule_kind : std::uint8_t {
     adaptive,
 };
 
+namespace loop {
+/// Internal: each kind's string syntax, defaults and builder, beside the kind's
+/// implementation (src/loop/schedules/spec_text.hpp); it sets the fields of a schedule.
+template <schedule_kind K>
+struct kind_text;
+}  // namespace loop
+
 /// How `adaptive` searches (see the table above).
 enum class adaptive_search : std::uint8_t { local, nlopt, sweep };
 
@@ -97,7 +104,10 @@ public:
     adaptive_search search() const noexcept { return search_; }  ///< adaptive only
     delay_model delay() const noexcept { return delay_; }        ///< adaptive only
 
-    /// Builders for code that prefers values to strings; each validates like the parser.
+    /// Builders for code that prefers values to strings. Each validates like the parser (the
+    /// same ranges, and on a bad value the same aloe::error as parsing the string it stands
+    /// for, e.g. dynamic(0): "schedule 'dynamic,chunk=0': chunk=0 is outside [1, …]"), and
+    /// gives a value equal to that parse. Cost: a few nanoseconds; no string is made.
     static schedule static_blocks();
     static schedule static_cyclic(std::int64_t chunk);
     static schedule dynamic(std::int64_t chunk = 1);
@@ -113,6 +123,9 @@ public:
     friend bool operator==(const schedule&, const schedule&) = default;
 
 private:
+    template <schedule_kind K>
+    friend struct loop::kind_text;
+
     schedule_kind kind_ = schedule_kind::static_block;
     std::int64_t chunk_ = 0;
     double fs_ = 1.0;

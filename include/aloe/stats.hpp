@@ -102,10 +102,109 @@ ALOE_API std::string tuning_json(const tuning_stats& t);
 /// Forgets all site statistics and history (tuned weights, tasklet owners).
 ALOE_API void reset_site_history();
 
-/// A named counter's value summed over threads, e.g. "loop.steals"; empty if unknown.
+// Counters: HPX-style named measurements, `/object{instance}/counter`. A process-wide
+// counter has the instance `locality#0/total` (summed over threads) and one instance per
+// worker slot, `locality#0/worker-thread#k`; a counter of one site or region has its own
+// instance (`/loop{site#12}/iterations`). aloe's own counters:
+//
+//   /loop{locality#0/total}/parallel-runs     count  loops run by the team (old name loop.parallel_runs)
+//   /loop{locality#0/total}/serial-runs       count  loops run serially    (loop.serial_runs)
+//   /loop{locality#0/total}/empty-runs        count  calls with no iteration (loop.empty_runs)
+//   /threads{locality#0/total}/iterations     count  iterations run        (loop.iterations)
+//   /threads{locality#0/total}/chunks         count  dynamic chunks taken  (loop.chunks)
+//   /threads{locality#0/total}/steals         count  chunks stolen         (loop.steals)
+//   /threads{locality#0/total}/time/busy      ns     static + dynamic part (loop.busy_ns)
+//   /threads{locality#0/total}/time/wait      ns     waiting at the join   (loop.wait_ns)
+//   /threads{locality#0/total}/cpu-moves      count  workers moved off their holder's CPU (team.cpu_moves)
+//
+// The /threads counters of a loop go to the instance of the loop's worker index k; the /loop
+// counters to the thread that ended the loop. The old dotted names stay readable by
+// counter_value() and read_counter() and are listed by all_counters().
+
+/// What a counter's value measures.
+enum class counter_unit : std::uint8_t {
+    count,        ///< events or items
+    nanoseconds,  ///< time
+    bytes,
+    ratio,        ///< a fraction, in millionths (1'000'000 is 1)
+};
+
+/// The unit as printed: "count", "ns", "bytes", "ppm".
+ALOE_API std::string_view unit_name(counter_unit unit) noexcept;
+
+/// One counter instance at one moment.
+struct counter_sample {
+    std::string name;  ///< full name, e.g. "/threads{locality#0/worker-thread#1}/chunks"
+    std::uint64_t value = 0;
+    counter_unit unit = counter_unit::count;
+};
+
+/// The sample as one line, `name value [unit]`, e.g. "/threads{locality#0/total}/time/busy 1250 [ns]".
+ALOE_API std::string to_string(const counter_sample& sample);
+
+/// One registered counter (list_counters()).
+struct counter_description {
+    std::string name;   ///< full name of its total (or of its one instance)
+    std::string alias;  ///< an old dotted name still readable ("loop.chunks"), or empty
+    counter_unit unit = counter_unit::count;
+    bool per_worker = false;  ///< also readable per worker slot, `.../worker-thread#k}/...`
+    std::string help;
+};
+
+/// Every registered counter, in registration order.
+ALOE_API std::vector<counter_description> list_counters();
+
+/// One counter instance by exact full name (any `worker-thread#k` of a per-worker counter)
+/// or old dotted name; empty if there is none. Thread-safe; takes the registry's lock and
+/// sums the live threads' slots (cost grows with the threads that ever counted).
+/// Example: `aloe::read_counter("/threads{locality#0/total}/steals")->value`.
+ALOE_API std::optional<counter_sample> read_counter(std::string_view name);
+
+/// Every instance whose full name matches `pattern`, where `*` matches any text ('/' too):
+/// "/threads{locality#0/*}/chunks" (the total and each worker slot seen so far),
+/// "/loop{*}/iterations", "*". A pattern without `*` is read_counter(). Old dotted names
+/// match only exactly. In registration order, each counter's total before its workers.
+ALOE_API std::vector<counter_sample> read_counters(std::string_view pattern);
+
+/// A named counter's total, e.g. "loop.steals" or "/threads{locality#0/total}/steals";
+/// empty if unknown.
 ALOE_API std::optional<std::uint64_t> counter_value(std::string_view name);
 
-/// Every counter with its value.
+/// Every counter's total, under its old dotted name where it has one, else its full name.
 ALOE_API std::vector<std::pair<std::string, std::uint64_t>> all_counters();
+
+/// One consumer's view of the counters a pattern names (a policy, a printer): delta() is
+/// the change since this reader's previous delta() or reset(), whatever other readers do.
+/// Counters are never reset for everyone (only a child of fork() starts its counts afresh,
+/// and a reader copied into it starts from 0). Instances that appear later (a new worker
+/// slot, a counter registered later) join with a baseline of 0. Not thread-safe: one
+/// reader per consumer. Cost per call: that of read_counters() for its instances.
+///
+///     aloe::counter_reader wait("/threads{locality#0/total}/time/wait");
+///     run_timestep();
+///     std::uint64_t ns = wait.delta().at(0).value;  // waiting during this timestep
+class ALOE_API counter_reader {
+public:
+    /// Reads the instances `pattern` names (as read_counters()); the baseline is now.
+    explicit counter_reader(std::string pattern);
+
+    /// Each instance's change since the baseline, then moves the baseline to now.
+    std::vector<counter_sample> delta();
+    /// The same changes, leaving the baseline where it is.
+    std::vector<counter_sample> peek();
+    /// Moves this reader's baseline to now (no other reader's).
+    void reset();
+
+    const std::string& pattern() const noexcept { return pattern_; }
+
+private:
+    std::vector<counter_sample> read(bool move_baseline);
+
+    std::string pattern_;
+    std::uint64_t shape_ = 0;  // the registry's shape when keys_ were resolved
+    std::uint64_t epoch_ = 0;  // the registry's reset epoch of the baselines
+    std::vector<std::uint64_t> keys_;  // the instances, in the registry's own terms
+    std::vector<counter_sample> base_;  // name, unit and baseline value of each instance
+};
 
 }  // namespace aloe

@@ -3,6 +3,8 @@
 #include <aloe/aloe.h>
 #include <aloe/aloe.hpp>
 
+#include "loop/schedules/spec_cache.hpp"
+
 #include <cstdio>
 #include <new>
 #include <string>
@@ -16,14 +18,15 @@ aloe_status fail(aloe_status status, std::string message) {
     return status;
 }
 
-// Parses `text` (NULL: ALOE_SCHEDULE) into `out`.
-aloe_status parse_schedule(const char* text, aloe::schedule& out) {
+// The schedule `text` names (NULL: ALOE_SCHEDULE) into `out`, parsed once per site and
+// thread while the text at the site stays the same (loop/schedules/spec_cache.hpp).
+aloe_status parse_schedule(const char* text, const aloe::loop_site& site, aloe::schedule& out) {
     if (text == nullptr) {
         out = aloe::detail::environment_schedule();
         return ALOE_OK;
     }
     std::string message;
-    if (!aloe::schedule::try_parse(text, out, message)) return fail(ALOE_ERROR_SCHEDULE, message);
+    if (!aloe::loop::site_schedule(site, text, out, message)) return fail(ALOE_ERROR_SCHEDULE, message);
     return ALOE_OK;
 }
 
@@ -62,18 +65,18 @@ aloe_status aloe_parallel_for_site(int64_t first, int64_t last, int64_t step, co
     if (body == nullptr) return fail(ALOE_ERROR_ARGUMENT, "aloe_parallel_for: body is NULL");
     if (step == 0) return fail(ALOE_ERROR_ARGUMENT, "aloe_parallel_for: step must not be 0");
     try {
-        aloe::schedule s;
-        if (const aloe_status st = parse_schedule(schedule, s); st != ALOE_OK) return st;
         char fallback_name[48];
         if (site == nullptr) {
             // Without a name, the body function identifies the loop.
             std::snprintf(fallback_name, sizeof fallback_name, "c-body@%p", reinterpret_cast<void*>(body));
             site = fallback_name;
         }
+        const aloe::loop_site where{std::string_view(site)};
+        aloe::schedule s;
+        if (const aloe_status st = parse_schedule(schedule, where, s); st != ALOE_OK) return st;
         const auto space = aloe::detail::iteration_space::make(first, last, step);
         c_body adapter{space, body, ctx};
-        aloe::detail::run_loop(aloe::team::global(), space, s, aloe::loop_site(std::string_view(site)), &c_body::run,
-                               &adapter);
+        aloe::detail::run_loop(aloe::team::global(), space, s, where, &c_body::run, &adapter);
         last_error.clear();
         return ALOE_OK;
     } catch (const std::exception& e) {
@@ -92,10 +95,10 @@ aloe_loop* aloe_loop_create(int64_t first, int64_t last, int64_t step, const cha
         return nullptr;
     }
     try {
+        const aloe::loop_site where(std::string_view(site ? site : "c-loop"));
         aloe::schedule s;
-        if (parse_schedule(schedule, s) != ALOE_OK) return nullptr;
-        auto* loop = new aloe_loop{aloe::loop_handle(first, last, step, s,
-                                                     aloe::loop_site(std::string_view(site ? site : "c-loop")))};
+        if (parse_schedule(schedule, where, s) != ALOE_OK) return nullptr;
+        auto* loop = new aloe_loop{aloe::loop_handle(first, last, step, s, where)};
         last_error.clear();
         return loop;
     } catch (const std::exception& e) {

@@ -27,15 +27,33 @@ thread_loop_stats to_seconds(const thread_ticks& t) {
 // Ticks between two readings; a worker that did nothing may have equal stamps.
 runtime::ticks span_of(runtime::ticks from, runtime::ticks to) { return to > from ? to - from : 0; }
 
+// aloe's loop counters (their names and old names: include/aloe/stats.hpp).
 struct loop_counters {
-    runtime::counter& parallel_runs = runtime::register_counter("loop.parallel_runs");
-    runtime::counter& serial_runs = runtime::register_counter("loop.serial_runs");
-    runtime::counter& empty_runs = runtime::register_counter("loop.empty_runs");
-    runtime::counter& iterations = runtime::register_counter("loop.iterations");
-    runtime::counter& chunks = runtime::register_counter("loop.chunks");
-    runtime::counter& steals = runtime::register_counter("loop.steals");
-    runtime::counter& busy_ns = runtime::register_counter("loop.busy_ns");
-    runtime::counter& wait_ns = runtime::register_counter("loop.wait_ns");
+    using unit = counter_unit;
+    runtime::counter_handle parallel_runs = runtime::register_counter(
+        {.object = "loop", .name = "parallel-runs", .unit = unit::count,
+         .help = "loops run by a team (fork and join), by the thread that ended them", .alias = "loop.parallel_runs"});
+    runtime::counter_handle serial_runs = runtime::register_counter(
+        {.object = "loop", .name = "serial-runs", .unit = unit::count,
+         .help = "loops run serially on the calling thread (nested, team busy, one thread)", .alias = "loop.serial_runs"});
+    runtime::counter_handle empty_runs = runtime::register_counter(
+        {.object = "loop", .name = "empty-runs", .unit = unit::count, .help = "loop calls with no iteration",
+         .alias = "loop.empty_runs"});
+    runtime::counter_handle iterations = runtime::register_counter(
+        {.object = "threads", .name = "iterations", .unit = unit::count, .help = "loop iterations run",
+         .alias = "loop.iterations"});
+    runtime::counter_handle chunks = runtime::register_counter(
+        {.object = "threads", .name = "chunks", .unit = unit::count,
+         .help = "dynamic chunks taken, stolen ones included", .alias = "loop.chunks"});
+    runtime::counter_handle steals = runtime::register_counter(
+        {.object = "threads", .name = "steals", .unit = unit::count, .help = "chunks taken from another thread's queue",
+         .alias = "loop.steals"});
+    runtime::counter_handle busy_ns = runtime::register_counter(
+        {.object = "threads", .name = "time/busy", .unit = unit::nanoseconds,
+         .help = "time in loops' static and dynamic parts", .alias = "loop.busy_ns"});
+    runtime::counter_handle wait_ns = runtime::register_counter(
+        {.object = "threads", .name = "time/wait", .unit = unit::nanoseconds,
+         .help = "time between finishing a loop's share and the last thread finishing", .alias = "loop.wait_ns"});
 };
 
 loop_counters& counters() {
@@ -138,22 +156,19 @@ site_stats site_accumulator::snapshot(const std::string& name) const {
 
 void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1) {
     loop_counters& c = counters();
-    std::uint64_t iterations = 0, chunks = 0, steals = 0;
-    runtime::ticks busy = 0, wait = 0;
-    for (const worker_record& r : records) {
-        iterations += r.static_iterations + r.dynamic_iterations;
-        chunks += r.chunks;
-        steals += r.steals;
-        busy += span_of(r.start, r.end);
-        wait += span_of(r.end, t1);
+    // Worker w's share goes to /threads{locality#0/worker-thread#w}/…, in this thread's own
+    // lane for w (runtime/counters.hpp): plain stores, no shared line, once per loop.
+    for (std::size_t w = 0; w < records.size(); ++w) {
+        const worker_record& r = records[w];
+        const int worker = static_cast<int>(w);
+        c.iterations.add_for_worker(worker, r.static_iterations + r.dynamic_iterations);
+        c.chunks.add_for_worker(worker, r.chunks);
+        c.steals.add_for_worker(worker, r.steals);
+        c.busy_ns.add_for_worker(worker, runtime::ticks_to_ns(span_of(r.start, r.end)));
+        c.wait_ns.add_for_worker(worker, runtime::ticks_to_ns(span_of(r.end, t1)));
     }
     (void)t0;
     c.parallel_runs.add(1);
-    c.iterations.add(iterations);
-    c.chunks.add(chunks);
-    c.steals.add(steals);
-    c.busy_ns.add(runtime::ticks_to_ns(busy));
-    c.wait_ns.add(runtime::ticks_to_ns(wait));
 }
 
 void count_serial_loop(std::uint64_t iterations) {
@@ -224,7 +239,13 @@ std::string format_stats_json(const std::vector<site_stats>& sites) {
     const auto all = runtime::read_all_counters();
     for (std::size_t i = 0; i < all.size(); ++i)
         o << (i ? ", " : "") << json_string(all[i].first) << ": " << all[i].second;
-    o << "}\n}\n";
+    // Every instance by full name, with its unit (the totals above, and each worker slot).
+    o << "},\n  \"counter_samples\": [";
+    const auto samples = runtime::read_counters("*");
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        o << (i ? "," : "") << "\n    {\"name\": " << json_string(samples[i].name) << ", \"value\": " << samples[i].value
+          << ", \"unit\": " << json_string(std::string(runtime::counter_unit_name(samples[i].unit))) << "}";
+    o << "\n  ]\n}\n";
     return o.str();
 }
 

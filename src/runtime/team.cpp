@@ -2,6 +2,7 @@
 
 #include "runtime/counters.hpp"
 #include "runtime/cpu_mask.hpp"
+#include "runtime/process_copies.hpp"
 #include "runtime/report.hpp"
 #include "runtime/topology.hpp"
 
@@ -263,7 +264,9 @@ void worker_team::step_off(int here) noexcept {
     // Narrowing the mask migrates this thread now; restoring it leaves it where it landed.
     if (sched_setaffinity(0, sizeof elsewhere, &elsewhere) == 0) {
         sched_setaffinity(0, sizeof allowed, &allowed);
-        static counter& moves = register_counter("team.cpu_moves");
+        static const counter_handle moves = register_counter(
+            {.object = "threads", .name = "cpu-moves", .unit = counter_unit::count,
+             .help = "unbound workers moved off their holder's CPU after a wake-up", .alias = "team.cpu_moves"});
         moves.add(1);
     }
 }
@@ -299,6 +302,7 @@ namespace {
     team* const old = runtime::process_team.load(std::memory_order_relaxed);
     if (old != nullptr && old->workers().usable()) return *old;  // another thread made it
     const runtime::config& cfg = runtime::current_config();
+    if (old == nullptr) runtime::note_other_copies();
     team* fresh = nullptr;
     if (old == nullptr) {
         fresh = new team(runtime::default_team_size());

@@ -186,6 +186,51 @@ TEST(ConformanceStats, IterationCounterGrowsByTheLoopCount) {
     EXPECT_TRUE(listed);
 }
 
+TEST(ConformanceStats, CountersReadByFullNameWorkerSlotAndWildcard) {
+    aloe::team t(3);
+    const aloe::loop_site site("conformance/stats/counters");
+    aloe::parallel_for(t, 0, 1, 1, "static", [](std::int64_t) {}, site);  // registers the counters
+    const std::optional<aloe::counter_sample> total = aloe::read_counter("/threads{locality#0/total}/iterations");
+    ASSERT_TRUE(total.has_value());
+    EXPECT_EQ(total->value, counter("loop.iterations")) << "the old name reads the same counter";
+    EXPECT_EQ(total->unit, aloe::counter_unit::count);
+    EXPECT_EQ(aloe::read_counter("/threads{locality#0/total}/time/busy")->unit, aloe::counter_unit::nanoseconds);
+
+    aloe::counter_reader workers("/threads{locality#0/worker-thread#*}/iterations");
+    aloe::counter_reader runs("/loop{locality#0/total}/parallel-runs");
+    aloe::counter_reader also_runs("loop.parallel_runs");
+    constexpr std::int64_t n = 1001;
+    aloe::parallel_for(t, 0, n, 1, "static", [](std::int64_t) {}, site);
+    const auto st = aloe::stats_of(site);
+    ASSERT_TRUE(st.has_value());
+    ASSERT_EQ(st->last.size(), 3u);
+    std::uint64_t sum = 0;
+    for (const aloe::counter_sample& s : workers.delta()) {
+        sum += s.value;
+        for (std::size_t k = 0; k < st->last.size(); ++k) {
+            if (s.name == "/threads{locality#0/worker-thread#" + std::to_string(k) + "}/iterations") {
+                EXPECT_EQ(s.value, st->last[k].iterations) << s.name << ": worker k's share of the loop";
+            }
+        }
+    }
+    EXPECT_EQ(sum, static_cast<std::uint64_t>(n));
+    EXPECT_EQ(runs.delta().at(0).value, 1u);
+    EXPECT_EQ(also_runs.delta().at(0).value, 1u) << "a reader of the old name";
+    EXPECT_EQ(runs.delta().at(0).value, 0u) << "nothing ran since this reader's last delta";
+
+    const std::vector<aloe::counter_sample> slots = aloe::read_counters("/threads{locality#0/*}/chunks");
+    ASSERT_GE(slots.size(), 4u) << "the total and workers 0, 1, 2";
+    EXPECT_EQ(slots.front().name, "/threads{locality#0/total}/chunks");
+    EXPECT_FALSE(aloe::read_counter("/threads{locality#0/total}/no-such-counter").has_value());
+    EXPECT_EQ(aloe::to_string({"/x{y}/z", 7, aloe::counter_unit::bytes}), "/x{y}/z 7 [bytes]");
+    bool described = false;
+    for (const aloe::counter_description& d : aloe::list_counters())
+        described = described || (d.alias == "loop.steals" && d.name == "/threads{locality#0/total}/steals" && d.per_worker);
+    EXPECT_TRUE(described);
+    EXPECT_NE(aloe::stats_json().find("\"/threads{locality#0/total}/iterations\""), std::string::npos)
+        << "the JSON lists every instance by full name";
+}
+
 TEST(ConformanceStats, WriteStatsJsonWritesTheSitesAndReportsFailures) {
     aloe::team t(2);
     const aloe::loop_site site("conformance/stats/json-site");

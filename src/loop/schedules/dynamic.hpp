@@ -6,6 +6,7 @@
 
 #include "loop/partition.hpp"
 #include "loop/schedule.hpp"
+#include "loop/schedules/spec_text.hpp"
 
 namespace aloe::loop {
 
@@ -24,6 +25,19 @@ private:
     std::uint64_t count_;
     std::uint64_t chunk_;
     bool use_cas_;
+};
+
+/// `dynamic[,chunk=c]` as text: parse, print, defaults and the builder (spec_text.hpp; dynamic_spec.cpp).
+template <>
+struct kind_text<schedule_kind::dynamic> {
+    static constexpr std::string_view name = "dynamic";
+    static constexpr std::string_view keys = "chunk";
+    static constexpr bool bare_chunk = true;
+    static void defaults(schedule& s) noexcept;
+    static bool read(schedule& s, std::string_view key, std::string_view value, const spec_reader& r);
+    static bool finish(const spec_reader& r);
+    static std::string print(const schedule& s);
+    static schedule make(std::int64_t chunk);
 };
 
 }  // namespace aloe::loop

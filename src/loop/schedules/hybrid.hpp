@@ -6,6 +6,7 @@
 
 #include "loop/partition.hpp"
 #include "loop/schedule.hpp"
+#include "loop/schedules/spec_text.hpp"
 
 namespace aloe::loop {
 
@@ -32,6 +33,19 @@ private:
     std::uint64_t threads_;
     std::uint64_t chunk_;
     bool use_cas_;
+};
+
+/// `hybrid,fs=f[,chunk=c]` as text: parse, print, defaults and the builder (spec_text.hpp; hybrid_spec.cpp).
+template <>
+struct kind_text<schedule_kind::hybrid> {
+    static constexpr std::string_view name = "hybrid";
+    static constexpr std::string_view keys = "fs, chunk";
+    static constexpr bool bare_chunk = false;
+    static void defaults(schedule& s) noexcept;
+    static bool read(schedule& s, std::string_view key, std::string_view value, const spec_reader& r);
+    static bool finish(const spec_reader& r);
+    static std::string print(const schedule& s);
+    static schedule make(double fs, std::int64_t chunk);
 };
 
 }  // namespace aloe::loop

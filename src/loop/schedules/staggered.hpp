@@ -21,6 +21,7 @@
 
 #include "loop/partition.hpp"
 #include "loop/schedule.hpp"
+#include "loop/schedules/spec_text.hpp"
 
 #include <mutex>
 
@@ -86,5 +87,18 @@ private:
 
 extern template class staggered_queues<queue_claim::atomic>;
 extern template class staggered_queues<queue_claim::mutex>;
+
+/// `staggered,fs=f[,chunk=c][,queue=atomic|mutex]` as text: parse, print, defaults and the builder (spec_text.hpp; staggered_spec.cpp).
+template <>
+struct kind_text<schedule_kind::staggered> {
+    static constexpr std::string_view name = "staggered";
+    static constexpr std::string_view keys = "fs, chunk, queue";
+    static constexpr bool bare_chunk = false;
+    static void defaults(schedule& s) noexcept;
+    static bool read(schedule& s, std::string_view key, std::string_view value, const spec_reader& r);
+    static bool finish(const spec_reader& r);
+    static std::string print(const schedule& s);
+    static schedule make(double fs, std::int64_t chunk, queue_claim claim);
+};
 
 }  // namespace aloe::loop

@@ -18,6 +18,7 @@
 
 #include "loop/partition.hpp"
 #include "loop/schedule.hpp"
+#include "loop/schedules/spec_text.hpp"
 
 namespace aloe::loop {
 
@@ -79,6 +80,19 @@ private:
     std::uint64_t static_count_;
     std::uint64_t threads_;
     bool locality_;
+};
+
+/// `tasklets,n=k[,fs=f][,skew=r][,locality=0|1]` as text: parse, print, defaults and the builder (spec_text.hpp; tasklets_spec.cpp).
+template <>
+struct kind_text<schedule_kind::tasklets> {
+    static constexpr std::string_view name = "tasklets";
+    static constexpr std::string_view keys = "n, fs, skew, locality";
+    static constexpr bool bare_chunk = false;
+    static void defaults(schedule& s) noexcept;
+    static bool read(schedule& s, std::string_view key, std::string_view value, const spec_reader& r);
+    static bool finish(const spec_reader& r);
+    static std::string print(const schedule& s);
+    static schedule make(std::int64_t count, double fs, double skew, bool locality);
 };
 
 }  // namespace aloe::loop

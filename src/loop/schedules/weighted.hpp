@@ -13,6 +13,7 @@
 
 #include "loop/partition.hpp"
 #include "loop/schedule.hpp"
+#include "loop/schedules/spec_text.hpp"
 
 namespace aloe::loop {
 
@@ -51,6 +52,19 @@ private:
     std::uint64_t count_;
     std::uint64_t chunk_;
     bool use_cas_;
+};
+
+/// `weighted[,fs=f][,chunk=c]` as text: parse, print, defaults and the builder (spec_text.hpp; weighted_spec.cpp).
+template <>
+struct kind_text<schedule_kind::weighted> {
+    static constexpr std::string_view name = "weighted";
+    static constexpr std::string_view keys = "fs, chunk";
+    static constexpr bool bare_chunk = false;
+    static void defaults(schedule& s) noexcept;
+    static bool read(schedule& s, std::string_view key, std::string_view value, const spec_reader& r);
+    static bool finish(const spec_reader& r);
+    static std::string print(const schedule& s);
+    static schedule make(double fs, std::int64_t chunk);
 };
 
 }  // namespace aloe::loop

@@ -1,7 +1,6 @@
-// Small runtime pieces: the loop arena, the clock, the counter registry.
+// Small runtime pieces: the loop arena, the clock (the counter registry: counters_test.cpp).
 #include "runtime/arena.hpp"
 #include "runtime/clock.hpp"
-#include "runtime/counters.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,24 +51,6 @@ TEST(RuntimeClock, MonotonicAndCalibrated) {
     EXPECT_GT(ticks_per_second(), 1e6);
     const std::string source = clock_source();
     EXPECT_TRUE(source == "rdtsc" || source == "steady_clock") << source;
-}
-
-TEST(RuntimeCounters, RegisteredOnceAndSummedAcrossThreads) {
-    counter& c = register_counter("test.runtime.hits");
-    EXPECT_EQ(&c, &register_counter("test.runtime.hits"));
-    const std::uint64_t before = c.value();
-    std::vector<std::thread> pool;
-    for (int t = 0; t < 4; ++t)
-        pool.emplace_back([] {
-            counter& mine = register_counter("test.runtime.hits");
-            for (int i = 0; i < 1000; ++i) mine.add(1);
-        });
-    for (auto& t : pool) t.join();
-    EXPECT_EQ(read_counter("test.runtime.hits"), before + 4000);
-    EXPECT_FALSE(read_counter("test.runtime.no-such-counter").has_value());
-    bool listed = false;
-    for (const auto& [name, value] : read_all_counters()) listed |= name == "test.runtime.hits";
-    EXPECT_TRUE(listed);
 }
 
 }  // namespace

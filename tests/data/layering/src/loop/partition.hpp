@@ -1,0 +1,3 @@
+// Fixture: loop including runtime (allowed).
+#pragma once
+#include "runtime/clock.hpp"

@@ -1,0 +1,3 @@
+// Fixture: the lowest layer, including only the standard library.
+#pragma once
+#include <chrono>
