@@ -1,6 +1,7 @@
 # aloe run's behaviour as a user meets it, one scenario per CTest test:
 #   cmake -DALOE=<aloe> -DPROGRAM=<summary_program> -DCASE=<name> -DWORK=<dir> -P aloe_run_check.cmake
 # optional: -DPYTHON=<python3> -DMPIRUN=<mpirun> -DLIBALOE_PROGRAM=<libaloe_program>
+#           -DLIBALOE_STATIC_PROGRAM=<the same program linked to libaloe.a>
 #   -DTASK_REDUCTION_PROGRAM=<task_reduction_region>
 # The report folder and TMPDIR scenarios are in report_folder_check.cmake.
 #
@@ -553,6 +554,16 @@ elseif(CASE STREQUAL "forward_program_links_libaloe")
   run(r --summary none --schedule "dynamic,chunk=4" -- ${LIBALOE_PROGRAM})
   expect("a schedule: runs (got ${r_rc})" r_rc EQUAL 0)
   expect_contains("aloe's own loops use it" "${r_out}" "aloe schedule: dynamic,chunk=4")
+  # One aloe per process: the program's libaloe.so is the interposer's, so the taken OpenMP
+  # loop's site is in the registry the program reads, and nothing warns of a second copy.
+  expect_contains("one registry holds both kinds of site" "${r_out}"
+                  "registry: 1 aloe sites, 1 OpenMP sites; libaloe.so loaded 1 times")
+  expect_not_contains("one copy: no W015" "${r_err}" "W015")
+  # The same program linked to libaloe.a: its copy is its own, and says so.
+  run(r --summary none --schedule "dynamic,chunk=4" -- ${LIBALOE_STATIC_PROGRAM})
+  expect("static copy: runs (got ${r_rc})" r_rc EQUAL 0)
+  expect_contains("static copy: W015 names the second copy" "${r_err}" "W015")
+  expect_contains("static copy: its registry lacks the OpenMP site" "${r_out}" "registry: 1 aloe sites, 0 OpenMP sites")
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
