@@ -9,6 +9,7 @@
 
 #include <aloe/export.h>
 #include <aloe/loop_site.hpp>
+#include <aloe/schedule.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -37,10 +38,33 @@ struct tuning_step {
     double seconds = 0;    ///< the loop's wall time, fork to join
 };
 
+/// Where a policy of a site's chain is (site_stats::policies).
+enum class policy_state : std::uint8_t {
+    idle,       ///< attached, changing nothing now
+    probing,    ///< measuring before it decides
+    searching,  ///< trying candidates
+    converged,  ///< settled on its choice
+    acting,     ///< applying a decision made elsewhere (a daemon's allocation, a prediction)
+};
+
+/// "idle", "probing", "searching", "converged" or "acting".
+ALOE_API const char* to_string(policy_state s) noexcept;
+
+/// "local", "nlopt" or "sweep".
+ALOE_API const char* to_string(adaptive_search s) noexcept;
+
+/// One policy of a site's chain: which, where it is, and what it chose last.
+struct policy_status {
+    std::string name;     ///< the policy kind, e.g. "adaptive"
+    policy_state state = policy_state::idle;
+    std::string choice;   ///< what it set last, e.g. "hybrid,fs=0.8,chunk=16" or "threads=4"
+    int threads = 0;      ///< the thread count it left the run with (0: not a loop yet)
+};
+
 /// What an `adaptive` site's tuner knows and chose (empty for other schedules).
 struct tuning_stats {
-    std::string search;  ///< "local", "nlopt" or "sweep"
-    std::string state;   ///< "probing", "searching" or "converged"
+    adaptive_search search = adaptive_search::local;
+    policy_state state = policy_state::probing;  ///< probing, searching or converged
     std::string chosen;  ///< the concrete schedule the site runs now
     std::string reason;  ///< why: the model's guard, the search's verdict, the fallback taken
     double model_fs = 1;          ///< the model's static fraction, 1 − fd
@@ -75,6 +99,7 @@ struct site_stats {
     std::vector<thread_loop_stats> last;   ///< per thread, last run
     std::vector<thread_loop_stats> total;  ///< per thread, summed
     std::optional<tuning_stats> tuning;    ///< adaptive sites only
+    std::vector<policy_status> policies;   ///< the site's policy chain, in order (may be empty)
     std::uint64_t folded_sites = 0;  ///< the folded row: how many site records it sums; else 0
 
     /// How many times the program reached the loop: parallel, serial and empty runs.

@@ -87,7 +87,7 @@ std::int64_t adaptive_policy::dynamic_chunk(double fs) const noexcept {
     return chunk_for(dequeue_s(), iteration_s_, options_.chunk_overhead, dynamic, threads_);
 }
 
-loop::policy_choice adaptive_policy::choose(std::uint64_t iterations, int threads) {
+adaptive_policy::choice adaptive_policy::choose(std::uint64_t iterations, int threads) {
     if (threads != threads_) {
         weighted_ = false;  // weights were per thread of another team
         weights_.clear();
@@ -394,9 +394,10 @@ void adaptive_policy::reopen(std::string reason) {
 
 tuning_stats adaptive_policy::snapshot() const {
     tuning_stats t;
-    constexpr std::string_view searches[] = {"local", "nlopt", "sweep"};
-    t.search = std::string(searches[static_cast<std::size_t>(spec_.search())]);
-    t.state = phase_ == phase::converged ? "converged" : phase_ == phase::searching ? "searching" : "probing";
+    t.search = spec_.search();
+    t.state = phase_ == phase::converged   ? policy_state::converged
+              : phase_ == phase::searching ? policy_state::searching
+                                           : policy_state::probing;
     t.chosen = current_.to_string();
     t.reason = reason_;
     t.model_fs = model_fs_;
@@ -412,6 +413,23 @@ tuning_stats adaptive_policy::snapshot() const {
     return t;
 }
 
+void adaptive_policy::plan(std::uint64_t iterations, loop::loop_plan& p) {
+    const choice c = choose(iterations, p.threads);
+    p.run = c.run;
+    p.block_weights = c.block_weights;
+}
+
+policy_status adaptive_policy::status() const {
+    policy_status s;
+    s.name = std::string(name());
+    s.state = phase_ == phase::converged   ? policy_state::converged
+              : phase_ == phase::searching ? policy_state::searching
+                                           : policy_state::probing;
+    s.choice = current_.to_string();
+    s.threads = threads_;
+    return s;
+}
+
 // The process-wide probes: measured once, on the team, before the first adaptive loop takes
 // it. A program that never runs an adaptive loop never pays for them.
 namespace {
@@ -420,7 +438,8 @@ std::mutex probe_mutex;
 std::atomic<bool> probed{false};
 machine_probes measured;
 
-std::unique_ptr<loop::site_policy> make_policy(const schedule& spec) {
+std::unique_ptr<loop::site_policy> make_policy(const loop::policy_site& site) {
+    const schedule& spec = *site.spec;
     // Called under a site's mutex, so it must not take probe_mutex (held while the probes
     // run loops, which take the registry's and other sites' mutexes: a lock-order cycle
     // ThreadSanitizer found). `measured` is written once, before `probed` is released.
@@ -433,12 +452,17 @@ void prepare(team& t) {
     if (!probed.load(std::memory_order_acquire)) (void)measure_machine_once(t);
 }
 
-constexpr loop::site_policy_provider provider{&make_policy, &prepare};
+bool applies(const loop::policy_site& site) noexcept {
+    return site.scope == loop::policy_scope::loop && site.spec != nullptr &&
+           site.spec->kind() == schedule_kind::adaptive;
+}
 
-// Installs the provider when the library loads (see site_policy.hpp). The C symbol lets a
+constexpr loop::policy_kind kind{"adaptive", &applies, &make_policy, &prepare, /*adaptive_only=*/true};
+
+// Registers the kind when the library loads (see policy_chain.hpp). The C symbol lets a
 // static link keep this object file (the library's link interface names it).
 struct install_at_load {
-    install_at_load() { loop::install_site_policy_provider(&provider); }
+    install_at_load() { loop::register_policy_kind(&kind); }
 } const installer;
 
 }  // namespace

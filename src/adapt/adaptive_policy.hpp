@@ -29,7 +29,7 @@
 #include "adapt/drift_watch.hpp"
 #include "adapt/dynamic_fraction_model.hpp"
 #include "adapt/local_search_tuner.hpp"
-#include "loop/site_policy.hpp"
+#include "loop/policy_chain.hpp"
 
 #include <aloe/schedule.hpp>
 #include <aloe/stats.hpp>
@@ -67,10 +67,23 @@ public:
     adaptive_policy(const schedule& spec, const machine_probes& probes, const adaptive_options& options = {});
     ~adaptive_policy() override;
 
-    const schedule& spec() const noexcept override { return spec_; }
-    loop::policy_choice choose(std::uint64_t iterations, int threads) override;
-    void observe(std::span<const loop::worker_record> records, runtime::ticks fork, runtime::ticks join) override;
-    tuning_stats snapshot() const override;
+    // Its link in a site's chain: sets the plan's concrete schedule and block weights.
+    std::string_view name() const noexcept override { return "adaptive"; }
+    bool serves(const schedule* spec) const noexcept override { return spec != nullptr && *spec == spec_; }
+    void plan(std::uint64_t iterations, loop::loop_plan& p) override;
+    void observe(const loop::loop_outcome& o) override { observe(o.records, o.fork, o.join); }
+    policy_status status() const override;
+    std::optional<tuning_stats> tuning() const override { return snapshot(); }
+
+    const schedule& spec() const noexcept { return spec_; }
+    /// The concrete schedule (static, hybrid or staggered) and block weights for one run.
+    struct choice {
+        schedule run;
+        std::span<const double> block_weights;  ///< empty: equal blocks; owned until the next call
+    };
+    choice choose(std::uint64_t iterations, int threads);
+    void observe(std::span<const loop::worker_record> records, runtime::ticks fork, runtime::ticks join);
+    tuning_stats snapshot() const;
 
     /// The chunk for a dynamic part: the smallest whose dequeue (q) costs at most
     /// `overhead` of its work (c·t1), at most a quarter of a thread's dynamic share, at

@@ -18,7 +18,7 @@ void make_schedule(any_schedule& out, const loop_setup& setup) {
             return;
         case schedule_kind::weighted: out.emplace<weighted_split>(setup); return;
         case schedule_kind::tasklets: out.emplace<tasklet_queue>(setup); return;
-        case schedule_kind::adaptive: break;  // resolved by the site's policy before this (site_policy.hpp)
+        case schedule_kind::adaptive: break;  // resolved by the site's policy chain before this (policy_chain.hpp)
     }
     out.emplace<static_blocks>(setup);
 }
@@ -31,17 +31,30 @@ void commit_schedule(const any_schedule& s, std::span<const worker_record> recor
         s);
 }
 
-void make_site_schedule(any_schedule& out, site_state& st, const schedule& spec, std::uint64_t count, int threads,
-                        runtime::arena& scratch) {
-    if (spec.kind() != schedule_kind::adaptive) return make_schedule(out, loop_setup{count, threads, spec, st.history, scratch});
-    const policy_choice choice = choose_adaptive(st.policy, spec, count, threads);
-    make_schedule(out, loop_setup{count, threads, choice.run, st.history, scratch, choice.block_weights});
+loop_plan setup_site_run(any_schedule& out, site_state& st, const schedule& spec, std::uint64_t count, int available,
+                         runtime::arena& scratch, std::string_view name) {
+    // Only schedules that read the site's history, and sites whose chain has a say, need
+    // the site's mutex here.
+    std::unique_lock lock(st.mutex, std::defer_lock);
+    loop_plan plan;
+    if (chain_applies(policy_scope::loop, &spec)) {
+        lock.lock();
+        plan = st.chain.plan({policy_scope::loop, &spec, name}, count, available);
+    } else {
+        plan.run = spec;
+        plan.threads = plan.available = available;
+    }
+    if (!lock.owns_lock() && reads_history(plan.run)) lock.lock();
+    make_schedule(out, loop_setup{count, plan.threads, plan.run, st.history, scratch, plan.block_weights});
+    return plan;
 }
 
 void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec, std::span<const worker_record> records,
                      runtime::ticks t0, runtime::ticks t1) {
     commit_schedule(s, records, st.history);
-    if (spec.kind() == schedule_kind::adaptive && st.policy) st.policy->observe(records, t0, t1);
+    std::uint64_t iterations = 0;
+    for (const worker_record& r : records) iterations += r.static_iterations + r.dynamic_iterations;
+    st.chain.observe({records, t0, t1, iterations});
     st.stats.add_parallel(records, t0, t1, spec);
 }
 

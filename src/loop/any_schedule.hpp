@@ -36,14 +36,15 @@ void make_schedule(any_schedule& out, const loop_setup& setup);
 /// Calls commit() of whichever schedule `s` holds.
 void commit_schedule(const any_schedule& s, std::span<const worker_record> records, site_history& h);
 
-/// Builds `spec`'s state for one run at site `st` into `out` (count > 0); an `adaptive` spec
-/// first asks the site's policy for the concrete schedule. Under st.mutex when
-/// reads_history(spec).
-void make_site_schedule(any_schedule& out, site_state& st, const schedule& spec, std::uint64_t count, int threads,
-                        runtime::arena& scratch);
+/// Plans one run at site `st` (its policy chain, on at most `available` threads) and builds
+/// the planned schedule into `out` (count > 0), for the plan's thread count. Takes st.mutex
+/// when the schedule reads the site's history or the chain has a say. `name` is the site's
+/// (policies may select sites by it).
+loop_plan setup_site_run(any_schedule& out, site_state& st, const schedule& spec, std::uint64_t count, int available,
+                         runtime::arena& scratch, std::string_view name);
 
-/// After the join, under st.mutex: the schedule's history, the adaptive policy's observation
-/// and the site's statistics, from the workers' records (fork at t0, join done at t1).
+/// After the join, under st.mutex: the schedule's history, the chain's observation and the
+/// site's statistics, from the workers' records (fork at t0, join done at t1).
 void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec, std::span<const worker_record> records,
                      runtime::ticks t0, runtime::ticks t1);
 

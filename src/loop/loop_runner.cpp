@@ -1,14 +1,17 @@
-// parallel_for's compiled half: resolve the schedule, fork the team, run each worker's
-// chunks, join, and fold the workers' records into the site's history and statistics.
+// parallel_for's compiled half: plan the run (the site's policy chain: schedule and thread
+// count), fork the team (k of its p workers; inside a job of the team, the workers idle at
+// that moment), drive each participant through the schedule (loop_driver.hpp), join, and
+// fold the participants' accounts into the site's history, policies and statistics.
 //
 // Per loop, on the thread that starts it: one site lookup (thread-local cache; the site is
-// held, so not evicted, until the loop is committed), one try-acquire of the team, for
-// `adaptive` the site policy's choice (adapt/), the schedule's setup in the team's arena
-// (no allocation in the steady state), the site's mutex twice (setup, commit). A call with
-// no iteration stops after the lookup and counts as an empty invocation. Per worker: one
-// std::visit, then a loop instantiated for the concrete schedule (no per-chunk dispatch),
-// three clock reads.
+// held, so not evicted, until the loop is committed), one try-acquire of the team, the plan
+// (the chain under the site's mutex only where it has a say), the schedule's setup in the
+// team's arena (no allocation in the steady state), the site's mutex at commit. A call with
+// no iteration stops after the lookup and counts as an empty invocation. Per participant:
+// one std::visit, then a loop instantiated for the concrete schedule (no per-chunk
+// dispatch), three clock reads, one fold of its tallies.
 #include "loop/any_schedule.hpp"
+#include "loop/loop_driver.hpp"
 #include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
 #include "runtime/config.hpp"
@@ -28,45 +31,22 @@ namespace {
 
 struct loop_job {
     any_schedule* sched;
+    participant* participants;
     worker_record* records;
     detail::chunk_fn fn;
     void* ctx;
 };
 
-template <loop_schedule S>
-void run_worker(S& s, int id, worker_record& rec, detail::chunk_fn fn, void* ctx) noexcept {
-    worker_cursor w;
-    w.id = id;
-    chunk c;
-    rec.start = runtime::now_ticks();
-    std::uint64_t static_iterations = 0;
-    while (s.next_static(w, c)) {
-        fn(ctx, c.begin, c.end, id);
-        static_iterations += c.end - c.begin;
-    }
-    rec.static_end = runtime::now_ticks();
-    std::uint64_t dynamic_iterations = 0, chunks = 0, steals = 0;
-    for (take t; (t = s.next_dynamic(w, c)) != take::none;) {
-        fn(ctx, c.begin, c.end, id);
-        dynamic_iterations += c.end - c.begin;
-        ++chunks;
-        steals += t == take::stolen ? 1 : 0;
-    }
-    rec.end = runtime::now_ticks();
-    rec.static_iterations = static_iterations;
-    rec.dynamic_iterations = dynamic_iterations;
-    rec.chunks = chunks;
-    rec.steals = steals;
-}
-
-void job_entry(void* p, int worker) noexcept {
+void job_entry(void* p, int id) noexcept {
     auto& job = *static_cast<loop_job*>(p);
+    participant& me = job.participants[id];
     std::visit(
         [&](auto& s) {
             if constexpr (!std::is_same_v<std::decay_t<decltype(s)>, std::monostate>)
-                run_worker(s, worker, job.records[worker], job.fn, job.ctx);
+                run_participant(s, me, [&](const chunk& c) { job.fn(job.ctx, c.begin, c.end, id); });
         },
         *job.sched);
+    me.close(runtime::now_ticks(), job.records[id]);
 }
 
 void write_stats_at_exit() {
@@ -103,6 +83,34 @@ void run_serial(site_state& st, std::uint64_t n, const schedule& s, detail::chun
 
 namespace aloe::detail {
 
+namespace {
+
+// Runs a loop on `k` participants of `workers` (the holder's fork, or a nested loop's
+// claimed workers): setup, run, commit. `scratch` holds the loop's state.
+template <class Fork>
+void run_on(loop::site_state& st, const iteration_space& space, const schedule& s, int available,
+            runtime::arena& scratch, chunk_fn fn, void* ctx, Fork&& fork) {
+    using namespace aloe::loop;
+    const std::uint64_t n = space.count;
+    any_schedule sched;
+    const loop_plan plan = setup_site_run(sched, st, s, n, available, scratch, st.key_name);
+    const auto k = static_cast<std::size_t>(plan.threads);
+    const std::span<participant> parts = scratch.make<participant>(k);
+    const std::span<worker_record> records = scratch.make<worker_record>(k);
+    for (std::size_t i = 0; i < k; ++i) parts[i].cursor.id = static_cast<int>(i);
+    loop_job job{&sched, parts.data(), records.data(), fn, ctx};
+    const runtime::ticks t0 = runtime::now_ticks();
+    fork(&job_entry, &job, plan.threads);
+    const runtime::ticks t1 = runtime::now_ticks();
+    {
+        std::lock_guard lock(st.mutex);
+        commit_site_run(sched, st, s, records, t0, t1);
+    }
+    count_loop(records, t0, t1);
+}
+
+}  // namespace
+
 void run_loop(team& t, const iteration_space& space, const schedule& s, const loop_site& site, chunk_fn fn,
               void* ctx) {
     using namespace aloe::loop;
@@ -115,8 +123,24 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
         return;
     }
     runtime::worker_team& workers = t.workers();
-    if (s.kind() == schedule_kind::adaptive && workers.size() > 1 && !runtime::worker_team::in_job()) prepare_adaptive(t);
-    if (workers.size() == 1 || !workers.try_acquire()) {
+    const int p = workers.size();
+    if (p > 1 && workers.in_job_of_this()) {
+        // Nested (DESIGN.md "Team"): the workers idle now help; none idle, the caller alone.
+        runtime::worker_team::claimed helpers;
+        if (workers.claim_idle(p - 1, helpers) == 0) {
+            run_serial(st, n, s, fn, ctx);
+            return;
+        }
+        runtime::arena scratch;  // the team's arena belongs to the outer loop's holder
+        const int available = 1 + static_cast<int>(helpers.workers.size());
+        run_on(st, space, s, available, scratch, fn, ctx, [&](runtime::worker_team::job_fn job, void* c, int k) {
+            workers.unclaim(helpers, static_cast<std::size_t>(k - 1));  // the plan may use fewer
+            workers.run_claimed(job, c, helpers);
+        });
+        return;
+    }
+    if (p > 1 && !runtime::worker_team::in_job()) prepare_policies(t, s);
+    if (p == 1 || !workers.try_acquire()) {
         run_serial(st, n, s, fn, ctx);
         return;
     }
@@ -124,27 +148,10 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
         runtime::worker_team& team;
         ~release_on_exit() { team.release(); }
     } hold{workers};
-
-    const int p = workers.size();
     runtime::arena& scratch = workers.scratch();
     scratch.reset();
-    const std::span<worker_record> records = scratch.make<worker_record>(static_cast<std::size_t>(p));
-    any_schedule sched;
-    {
-        // Only schedules that read the site's history (or tuner) need its mutex here.
-        std::unique_lock lock(st.mutex, std::defer_lock);
-        if (reads_history(s)) lock.lock();
-        make_site_schedule(sched, st, s, n, p, scratch);
-    }
-    loop_job job{&sched, records.data(), fn, ctx};
-    const runtime::ticks t0 = runtime::now_ticks();
-    workers.run(&job_entry, &job);
-    const runtime::ticks t1 = runtime::now_ticks();
-    {
-        std::lock_guard lock(st.mutex);
-        commit_site_run(sched, st, s, records, t0, t1);
-    }
-    count_loop(records, t0, t1);
+    run_on(st, space, s, p, scratch, fn, ctx,
+           [&](runtime::worker_team::job_fn job, void* c, int k) { workers.run(job, c, k); });
 }
 
 const schedule& environment_schedule() {

@@ -201,7 +201,7 @@ void write_threads(std::ostringstream& o, const std::vector<thread_loop_stats>& 
 
 std::string format_tuning_json(const tuning_stats& t) {
     std::ostringstream o;
-    o << "{\"search\": " << json_string(t.search) << ", \"state\": " << json_string(t.state)
+    o << "{\"search\": " << json_string(to_string(t.search)) << ", \"state\": " << json_string(to_string(t.state))
       << ", \"chosen\": " << json_string(t.chosen) << ", \"reason\": " << json_string(t.reason)
       << ", \"model_fs\": " << num(t.model_fs) << ", \"delay_noise_s\": " << num(t.delay_noise_s)
       << ", \"delay_app_s\": " << num(t.delay_app_s) << ", \"dequeue_s\": " << num(t.dequeue_s)
@@ -232,6 +232,16 @@ std::string format_stats_json(const std::vector<site_stats>& sites) {
         o << ",\n     \"total\": ";
         write_threads(o, s.total);
         if (s.tuning) o << ",\n     \"tuning\": " << format_tuning_json(*s.tuning);
+        if (!s.policies.empty()) {
+            o << ",\n     \"policies\": [";
+            for (std::size_t k = 0; k < s.policies.size(); ++k) {
+                const policy_status& ps = s.policies[k];
+                o << (k ? ", " : "") << "{\"name\": " << json_string(ps.name)
+                  << ", \"state\": " << json_string(to_string(ps.state)) << ", \"choice\": " << json_string(ps.choice)
+                  << ", \"threads\": " << ps.threads << "}";
+            }
+            o << "]";
+        }
         if (s.folded_sites > 0) o << ",\n     \"folded_sites\": " << s.folded_sites;
         o << "}";
     }
@@ -250,3 +260,27 @@ std::string format_stats_json(const std::vector<site_stats>& sites) {
 }
 
 }  // namespace aloe::loop
+
+namespace aloe {
+
+const char* to_string(policy_state s) noexcept {
+    switch (s) {
+        case policy_state::idle: return "idle";
+        case policy_state::probing: return "probing";
+        case policy_state::searching: return "searching";
+        case policy_state::converged: return "converged";
+        case policy_state::acting: return "acting";
+    }
+    return "idle";
+}
+
+const char* to_string(adaptive_search s) noexcept {
+    switch (s) {
+        case adaptive_search::local: return "local";
+        case adaptive_search::nlopt: return "nlopt";
+        case adaptive_search::sweep: return "sweep";
+    }
+    return "local";
+}
+
+}  // namespace aloe

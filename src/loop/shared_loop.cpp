@@ -1,5 +1,5 @@
-// shared_loop: see the header. Each thread steps through its static part, then the dynamic
-// part chunk by chunk, writing only its own worker record.
+// shared_loop: see the header. Each thread steps its participant (loop_driver.hpp), writing
+// only its own participant line; records are written once per thread, at its finish.
 #include "loop/shared_loop.hpp"
 
 #include <sched.h>
@@ -10,33 +10,13 @@ namespace aloe::loop {
 
 template <class S>
 bool shared_loop::step_schedule(shared_loop& h, int tid, chunk& c, bool finish) noexcept {
-    S& s = std::get<S>(h.sched_);
-    worker& w = h.workers_[static_cast<std::size_t>(tid)];
-    worker_record& rec = h.records_[static_cast<std::size_t>(tid)];
-    switch (w.at) {
-        case stage::not_started:
-            rec.start = runtime::now_ticks();
-            w.at = stage::static_part;
-            [[fallthrough]];
-        case stage::static_part:
-            if (s.next_static(w.cursor, c)) {
-                rec.static_iterations += c.end - c.begin;
-                return true;
-            }
-            rec.static_end = runtime::now_ticks();
-            w.at = stage::dynamic_part;
-            [[fallthrough]];
-        case stage::dynamic_part:
-            if (const take t = s.next_dynamic(w.cursor, c); t != take::none) {
-                rec.dynamic_iterations += c.end - c.begin;
-                ++rec.chunks;
-                rec.steals += t == take::stolen ? 1 : 0;
-                return true;
-            }
-            w.at = stage::done;
-            if (finish) h.finish(tid);
-            return false;
-        case stage::done: return false;
+    participant& p = h.participants_[static_cast<std::size_t>(tid)];
+    if (step(*std::get_if<S>(&h.sched_), p, c)) [[likely]]
+        return true;
+    // Only the call that ran out ends the account; later calls just answer false.
+    if (finish && !p.closed) {
+        p.closed = true;
+        h.finish(tid);
     }
     return false;
 }
@@ -45,7 +25,8 @@ bool shared_loop::step_empty(shared_loop&, int, chunk&, bool) noexcept { return 
 
 void shared_loop::finish(int thread) noexcept {
     if (count_ == 0) return;  // counted once by build(); no thread has an account
-    records_[static_cast<std::size_t>(thread)].end = runtime::now_ticks();
+    const auto t = static_cast<std::size_t>(thread);
+    participants_[t].close(runtime::now_ticks(), records_[t]);
     finish_thread();
 }
 
@@ -57,7 +38,7 @@ void shared_loop::reset(std::uint64_t count, const schedule& spec, site_state& s
     scratch_.reset();
     sched_ = std::monostate{};
     records_ = {};
-    workers_ = {};
+    participants_ = {};
     step_ = &step_empty;
     finished_.store(0, std::memory_order_relaxed);
     phase_.store(phase::unbuilt, std::memory_order_release);
@@ -71,18 +52,15 @@ void shared_loop::build(int nt) {
     }
     threads_ = nt;
     records_ = scratch_.make<worker_record>(static_cast<std::size_t>(nt));
-    workers_ = scratch_.make<worker>(static_cast<std::size_t>(nt));
-    for (int t = 0; t < nt; ++t) workers_[static_cast<std::size_t>(t)].cursor.id = t;
+    participants_ = scratch_.make<participant>(static_cast<std::size_t>(nt));
+    for (int t = 0; t < nt; ++t) participants_[static_cast<std::size_t>(t)].cursor.id = t;
     if (count_ == 0) {
         // Counted here, by the one thread that builds, so that a site's calls() is how often
         // the program reached the loop (the threads of an empty loop have nothing to finish).
         step_ = &step_empty;
         record_empty_call(*site_, spec_);
     } else {
-        {
-            std::lock_guard lock(site_->mutex);
-            make_site_schedule(sched_, *site_, spec_, count_, nt, scratch_);
-        }
+        (void)setup_site_run(sched_, *site_, spec_, count_, nt, scratch_, site_->key_name);
         step_ = std::visit(
             [](auto& s) -> step_fn {
                 using S = std::decay_t<decltype(s)>;

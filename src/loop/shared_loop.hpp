@@ -3,7 +3,11 @@
 // chunk of logical iterations [0, count). The first thread to ask builds the schedule for
 // the thread count it passes, the others wait for it (a short spin, then yield); the last
 // thread to run out commits history and statistics to the site. An empty loop (count 0) is
-// counted as one empty invocation by the thread that builds it.
+// counted as one empty invocation by the thread that builds it. Each thread is one
+// participant of loop_driver.hpp (the driver parallel_for uses too), stepped one chunk at a
+// time; its account is folded into its record once, when it runs out. The thread count is
+// the caller's (an OpenMP team's size): the site's policy chain plans the schedule, and a
+// thread count it asks for applies to the next region instead (region_threads()).
 //
 // The site record must stay the site's while loops run on it: the caller holds it pinned
 // (site_registry::pin, the interposer) or through a site_ref (loop_handle).
@@ -13,6 +17,7 @@
 #pragma once
 
 #include "loop/any_schedule.hpp"
+#include "loop/loop_driver.hpp"
 #include "loop/site_registry.hpp"
 
 #include <aloe/schedule.hpp>
@@ -64,11 +69,6 @@ public:
 
 private:
     enum class phase : int { unbuilt, building, ready };
-    enum class stage : std::uint8_t { not_started, static_part, dynamic_part, done };
-    struct alignas(runtime::cache_line) worker {
-        worker_cursor cursor;
-        stage at = stage::not_started;
-    };
     using step_fn = bool (*)(shared_loop&, int, chunk&, bool finish) noexcept;
 
     template <class S>
@@ -86,7 +86,7 @@ private:
     runtime::arena scratch_;
     any_schedule sched_;
     std::span<worker_record> records_;
-    std::span<worker> workers_;
+    std::span<participant> participants_;
     step_fn step_ = &step_empty;
     runtime::ticks t0_ = 0;
     std::atomic<int> finished_{0};

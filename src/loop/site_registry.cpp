@@ -222,7 +222,7 @@ bool site_registry::evict_one_locked(site_state& s) {
         s.stats.fold_into(folded_);
         s.stats.clear();
         s.history = site_history{};
-        s.policy.reset();
+        s.chain.clear();
     }
     const auto [first, last] = by_hash_.equal_range(s.hash);
     for (auto it = first; it != last; ++it) {
@@ -240,7 +240,8 @@ bool site_registry::evict_one_locked(site_state& s) {
 namespace {
 site_stats snapshot_locked(const site_state& s) {
     site_stats out = s.stats.snapshot(s.display_name);
-    if (s.policy) out.tuning = s.policy->snapshot();
+    out.tuning = s.chain.tuning();
+    out.policies = s.chain.statuses();
     return out;
 }
 }  // namespace
@@ -277,7 +278,7 @@ void site_registry::reset() {
         std::lock_guard site_lock(s->mutex);
         s->history = site_history{};
         s->stats.clear();
-        s->policy.reset();
+        s->chain.clear();
     }
     folded_ = folded_totals{};
 }

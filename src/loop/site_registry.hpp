@@ -43,7 +43,7 @@
 #pragma once
 
 #include "loop/loop_stats.hpp"
-#include "loop/site_policy.hpp"
+#include "loop/policy_chain.hpp"
 #include "runtime/arena.hpp"
 
 #include <aloe/loop_site.hpp>
@@ -86,10 +86,10 @@ struct site_state {
     std::string display_name;  ///< "file:line:column" or the explicit name
     site_visibility visibility = site_visibility::user;
 
-    std::mutex& mutex;  ///< guards history, stats and policy (a stripe: shared, hold one at a time)
+    std::mutex& mutex;  ///< guards history, stats and chain (a stripe: shared, hold one at a time)
     site_history history;
     site_accumulator stats;
-    std::unique_ptr<site_policy> policy;  ///< adaptive sites: the tuner (adapt/)
+    policy_chain chain;  ///< the policies that plan its runs (policy_chain.hpp)
 
     // The registry's bookkeeping, on a line of its own: all that acquire()'s fast path
     // writes (users, twice per loop; last_use, once per new site in the program).

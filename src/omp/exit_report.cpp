@@ -110,7 +110,7 @@ process_report gather(std::vector<omp_site*>& regions, std::vector<omp_site*>& l
                 l.imbalance_mean = a->imbalance_mean;
                 if (a->tuning) {
                     l.tuning_chosen = a->tuning->chosen;
-                    l.tuning_state = a->tuning->state;
+                    l.tuning_state = to_string(a->tuning->state);
                     l.tuning_json = loop::format_tuning_json(*a->tuning);
                 }
             }

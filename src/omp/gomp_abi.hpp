@@ -95,6 +95,7 @@ struct real_gomp {
     bool (*loop_end_cancel)() = nullptr;
     int (*get_thread_num)() = nullptr;
     int (*get_num_threads)() = nullptr;
+    int (*get_max_threads)() = nullptr;
     int (*get_level)() = nullptr;
     void (*get_schedule)(int*, int*) = nullptr;
     bool (*cancellation_point)(int) = nullptr;  ///< GOMP_cancellation_point(which)

@@ -57,6 +57,8 @@ struct omp_site {
     std::atomic<int> threads_last{0};
     std::atomic<int> threads_max{0};
     std::atomic<const char*> non_malleable{nullptr};  ///< why its thread count is the program's
+    std::mutex chain_mutex;
+    loop::policy_chain region_chain;  ///< what plans its thread count (region_threads())
     std::mutex imbalance_mutex;
     double imbalance_sum = 0;  ///< max/mean busy time of each invocation, summed
 };

@@ -75,6 +75,7 @@ real_gomp load() {
     bind(r.loop_end_cancel, "GOMP_loop_end_cancel");
     bind(r.get_thread_num, "omp_get_thread_num");
     bind(r.get_num_threads, "omp_get_num_threads");
+    bind(r.get_max_threads, "omp_get_max_threads");
     bind(r.get_level, "omp_get_level");
     bind(r.get_schedule, "omp_get_schedule");
     bind(r.cancellation_point, "GOMP_cancellation_point");

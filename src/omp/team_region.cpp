@@ -257,8 +257,9 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
 }
 
 unsigned region_threads(omp_site& site, unsigned requested) {
-    // The seam where the node daemon and concurrency throttling will decide (later issues);
-    // today the team size is --threads for every region that leaves it to the runtime.
+    // A region that leaves its thread count to the runtime gets --threads (or libgomp's own
+    // count), then whatever the policies registered for regions plan (policy_chain.hpp: the
+    // node daemon and concurrency throttling plug in there).
     if (requested != 0) {
         site.non_malleable.store("num_threads clause", std::memory_order_relaxed);
         return requested;
@@ -268,7 +269,13 @@ unsigned region_threads(omp_site& site, unsigned requested) {
         return 0;
     }
     if (this_thread_view.region != nullptr) return 0;  // nested: libgomp's nesting rules
-    return static_cast<unsigned>(settings().threads);
+    const int proposed = settings().threads;
+    if (!loop::chain_applies(loop::policy_scope::region, nullptr)) [[likely]]
+        return static_cast<unsigned>(proposed);
+    const int available = proposed > 0 ? proposed : real().get_max_threads();
+    std::lock_guard lock(site.chain_mutex);
+    const loop::loop_plan plan = site.region_chain.plan({loop::policy_scope::region, nullptr, site.name}, 0, available);
+    return static_cast<unsigned>(plan.threads);
 }
 
 }  // namespace aloe::omp

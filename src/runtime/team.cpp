@@ -9,6 +9,7 @@
 #include <aloe/error.hpp>
 #include <aloe/team.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -23,11 +24,14 @@ namespace aloe::runtime {
 
 namespace {
 
-thread_local bool running_job = false;
+// The team whose job this thread runs now (nullptr: none). Saved and restored, so a
+// worker that runs a nested loop's share is still inside its outer job afterwards.
+thread_local const worker_team* running_team = nullptr;
 
 struct job_marker {
-    job_marker() noexcept { running_job = true; }
-    ~job_marker() { running_job = false; }
+    const worker_team* saved;
+    explicit job_marker(const worker_team* t) noexcept : saved(running_team) { running_team = t; }
+    ~job_marker() { running_team = saved; }
 };
 
 // --- After fork() (README "After fork()") -------------------------------------------------
@@ -149,6 +153,7 @@ worker_team::worker_team(int size, const config& cfg)
     const proc_bind_kind bind = cfg.proc_bind;
     // Bound workers cannot move; oversubscribed ones share CPUs whatever they do.
     repair_placement_ = bind == proc_bind_kind::none && !wait_.oversubscribed;
+    boxes_ = std::make_unique<mailbox[]>(static_cast<std::size_t>(size_));
     threads_.reserve(static_cast<std::size_t>(size_ - 1));
     try {
         for (int w = 1; w < size_; ++w) {
@@ -156,6 +161,7 @@ worker_team::worker_team(int size, const config& cfg)
                 const int core = topo.core_for_worker(w, size_, bind);
                 if (core >= 0) topo.bind_current_thread(core);
                 else spread_over_allowed_cpus(topo);
+                set_counter_worker(w);  // its counts read as /threads{locality#0/worker-thread#w}/…
                 worker_main(w);
             });
         }
@@ -181,17 +187,22 @@ worker_team::~worker_team() {
 bool worker_team::usable() const noexcept { return born_in_ == fork_generation(); }
 
 void worker_team::stop_workers() noexcept {
-    quit_ = true;
-    fork_gen_.fetch_add(1, std::memory_order_seq_cst);
-    wake_waiters(fork_gen_, fork_sleepers_);
+    quit_.store(true, std::memory_order_relaxed);
+    for (std::size_t w = 1; w < threads_.size() + 1; ++w) {
+        mailbox& box = boxes_[w];
+        box.go.fetch_add(1, std::memory_order_seq_cst);  // publishes quit_
+        wake_waiters(box.go, box.sleepers);
+    }
     for (std::thread& t : threads_) t.join();
     threads_.clear();
 }
 
-bool worker_team::in_job() noexcept { return running_job; }
+bool worker_team::in_job() noexcept { return running_team != nullptr; }
+
+bool worker_team::in_job_of_this() const noexcept { return running_team == this; }
 
 bool worker_team::try_acquire() noexcept {
-    if (running_job) return false;
+    if (running_team != nullptr) return false;
     if (!usable()) [[unlikely]]
         return refuse_after_fork(size_);
     bool expected = false;
@@ -200,47 +211,156 @@ bool worker_team::try_acquire() noexcept {
 
 void worker_team::release() noexcept { held_.store(false, std::memory_order_release); }
 
-void worker_team::run(job_fn job, void* ctx) noexcept {
-    job_ = job;
-    ctx_ = ctx;
-    pending_.store(static_cast<std::uint32_t>(size_ - 1), std::memory_order_relaxed);
+void worker_team::deliver(int worker, job_fn job, void* ctx, int participant, join_point* join) noexcept {
+    mailbox& box = boxes_[static_cast<std::size_t>(worker)];
+    box.job = job;
+    box.ctx = ctx;
+    box.participant = participant;
+    box.join = join;
+    // seq_cst: publishes the assignment (release) and orders the sleeper check.
+    box.go.fetch_add(1, std::memory_order_seq_cst);
+    wake_waiters(box.go, box.sleepers);
+}
+
+void worker_team::wait_for(join_point& j) noexcept {
+    for (std::uint32_t left; (left = j.pending.load(std::memory_order_acquire)) != 0;)
+        wait_while_equal(j.pending, left, j.sleepers, wait_);
+}
+
+void worker_team::run(job_fn job, void* ctx, int k) noexcept {
+    k = std::clamp(k, 1, size_);
+    fork_join_.pending.store(static_cast<std::uint32_t>(k - 1), std::memory_order_relaxed);
     // Where the holder runs now (glibc reads it from rseq: a load, no syscall).
     if (repair_placement_) holder_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
-    // seq_cst: publishes job_, ctx_, pending_ and holder_cpu_ (release) and orders the
-    // sleeper check.
-    fork_gen_.fetch_add(1, std::memory_order_seq_cst);
-    wake_waiters(fork_gen_, fork_sleepers_);
+    // Workers 1..k-1 are idle here unless one is draining the work sources (tasks): the
+    // fork waits for it to finish (no helper of an earlier job is left: each marks itself
+    // idle before it reports to its join).
+    for (int w = 1; w < k; ++w) {
+        std::atomic<std::uint32_t>& state = boxes_[static_cast<std::size_t>(w)].state;
+        for (std::uint32_t expected = idle;
+             !state.compare_exchange_weak(expected, claimed_state, std::memory_order_acquire,
+                                          std::memory_order_relaxed);
+             expected = idle)
+            sched_yield();
+        deliver(w, job, ctx, w, &fork_join_);
+    }
     {
-        job_marker mark;
+        job_marker mark(this);
         job(ctx, 0);
     }
     // This thread called fork() in its share and is the child's only thread: the workers
     // that had not finished by then never will here.
-    if (!usable() && pending_.load(std::memory_order_acquire) != 0) [[unlikely]]
+    if (!usable() && fork_join_.pending.load(std::memory_order_acquire) != 0) [[unlikely]]
         returned_after_fork(0);
-    for (std::uint32_t left; (left = pending_.load(std::memory_order_acquire)) != 0;)
-        wait_while_equal(pending_, left, join_sleepers_, wait_);
+    wait_for(fork_join_);
+}
+
+int worker_team::claim_idle(int most, claimed& out) noexcept {
+    out.workers.clear();
+    if (most <= 0 || !usable()) return 0;
+    // Start after the caller's own mailbox (spreads concurrent claimers), skip box 0.
+    for (int i = 1; i < size_ && static_cast<int>(out.workers.size()) < most; ++i) {
+        const int w = i;
+        std::uint32_t expected = idle;
+        if (boxes_[static_cast<std::size_t>(w)].state.compare_exchange_strong(
+                expected, claimed_state, std::memory_order_acquire, std::memory_order_relaxed)) {
+            try {
+                out.workers.push_back(w);
+            } catch (...) {
+                boxes_[static_cast<std::size_t>(w)].state.store(idle, std::memory_order_release);
+                break;
+            }
+        }
+    }
+    return static_cast<int>(out.workers.size());
+}
+
+void worker_team::unclaim(claimed& out, std::size_t keep) noexcept {
+    for (std::size_t i = keep; i < out.workers.size(); ++i)
+        boxes_[static_cast<std::size_t>(out.workers[i])].state.store(idle, std::memory_order_release);
+    if (keep < out.workers.size()) out.workers.resize(keep);
+}
+
+void worker_team::run_claimed(job_fn job, void* ctx, const claimed& out) noexcept {
+    join_point join;
+    join.pending.store(static_cast<std::uint32_t>(out.workers.size()), std::memory_order_relaxed);
+    int participant = 1;
+    for (const int w : out.workers) deliver(w, job, ctx, participant++, &join);
+    {
+        job_marker mark(this);
+        job(ctx, 0);
+    }
+    wait_for(join);
+}
+
+bool worker_team::add_work_source(const work_source& source) noexcept {
+    static std::mutex adding;
+    std::lock_guard lock(adding);
+    const int n = source_count_.load(std::memory_order_relaxed);
+    if (n >= max_work_sources || source.poll == nullptr) return false;
+    sources_[static_cast<std::size_t>(n)] = source;
+    source_count_.store(n + 1, std::memory_order_release);  // publishes the entry
+    return true;
+}
+
+bool worker_team::poll_sources(int worker) noexcept {
+    const int n = source_count_.load(std::memory_order_acquire);
+    for (int i = 0; i < n; ++i) {
+        const work_source& src = sources_[static_cast<std::size_t>(i)];
+        if (src.poll(src.ctx, worker)) return true;
+    }
+    return false;
+}
+
+void worker_team::drain_sources(void* team, int worker) noexcept {
+    auto& self = *static_cast<worker_team*>(team);
+    while (self.poll_sources(worker)) {}
+}
+
+int worker_team::notify_work(int most) noexcept {
+    if (source_count_.load(std::memory_order_acquire) == 0) return 0;
+    claimed got;
+    const int n = claim_idle(most, got);
+    // The participant number is the worker's own: a source polls on behalf of that worker.
+    for (const int w : got.workers) deliver(w, &drain_sources, this, w, nullptr);
+    return n;
 }
 
 void worker_team::worker_main(int worker) {
+    mailbox& box = boxes_[static_cast<std::size_t>(worker)];
     std::uint32_t seen = 0;
     for (;;) {
-        wait_while_equal(fork_gen_, seen, fork_sleepers_, wait_);
-        seen = fork_gen_.load(std::memory_order_acquire);
-        if (quit_) return;
+        wait_while_equal(box.go, seen, box.sleepers, wait_);
+        seen = box.go.load(std::memory_order_acquire);
+        if (quit_.load(std::memory_order_relaxed)) return;
         if (repair_placement_) {
             const int here = sched_getcpu();
             if (here >= 0 && here == holder_cpu_.load(std::memory_order_relaxed)) [[unlikely]]
                 step_off(here);
         }
+        join_point* const join = box.join;
         {
-            job_marker mark;
-            job_(ctx_, worker);
+            job_marker mark(this);
+            box.job(box.ctx, box.participant);
         }
         if (!usable()) [[unlikely]]
             returned_after_fork(worker);  // it called fork() in the job: no holder here
-        // seq_cst: releases this worker's writes to the holder and orders the sleeper check.
-        if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1) wake_waiters(pending_, join_sleepers_);
+        // Idle before reporting: whoever waits on the join may claim this worker at once.
+        box.state.store(idle, std::memory_order_release);
+        // seq_cst: releases this worker's writes to the joiner and orders the sleeper check.
+        if (join != nullptr && join->pending.fetch_sub(1, std::memory_order_seq_cst) == 1)
+            wake_waiters(join->pending, join->sleepers);
+        // Work an upper layer added while this worker was busy (tasks): before waiting.
+        if (source_count_.load(std::memory_order_relaxed) != 0) {
+            std::uint32_t expected = idle;
+            if (box.state.compare_exchange_strong(expected, claimed_state, std::memory_order_acquire)) {
+                {
+                    job_marker mark(this);
+                    drain_sources(this, worker);
+                }
+                box.state.store(idle, std::memory_order_release);
+            }
+        }
     }
 }
 

@@ -1,16 +1,31 @@
 // The worker team: threads created once and reused by every loop.
 //
-// Protocol (fork / join), one job at a time:
-//   holder:  try_acquire() → run(job, ctx) as often as it likes → release().
-//   run:     publish job_/ctx_, set pending_ = size-1, bump fork_gen_ (seq_cst), wake
-//            sleepers; run the job as worker 0; wait until pending_ == 0.
-//   worker:  wait until fork_gen_ changes; run the job; decrement pending_ (seq_cst) and
-//            wake the holder when it was the last one.
-// Shared lines: fork_gen_ (read by all waiting workers, written once per job), pending_
-// (one decrement per worker per job), the job line (written by the holder before the bump).
-// Waiting uses wait_policy.hpp (spin, yield, futex) with the team's settings.
-// A thread inside a job (a worker, or the holder running worker 0) is marked so that a
-// loop started from inside a body runs serially instead of deadlocking.
+// One worker loop, with its work sources in order (DESIGN.md, "Team"):
+//   1. its mailbox: a fork/join job of the team's holder, or a share of a nested loop that
+//      a thread inside a job handed it;
+//   2. the work sources an upper layer registered (the task layer's own deque, then
+//      stealing), polled in registration order until they are all empty;
+//   3. waiting on its mailbox (wait_policy.hpp: spin, yield, futex).
+// Every worker has its own mailbox line: `state` (idle or claimed), the assignment (job,
+// context, participant number, the join to report to) and `go`, which the assigner bumps
+// (seq_cst) after writing the rest and the worker waits on. Nothing else is shared while a
+// worker waits, so an assigner wakes exactly the workers it claimed.
+//
+// Fork / join (the holder):  try_acquire() → run(job, ctx, k) as often as it likes →
+// release(). run() claims workers 1..k-1 (they are idle: the previous join saw every
+// participant finish, and a helper marks itself idle before it reports), sets the join's
+// pending count to k-1, bumps their mailboxes, runs participant 0 itself and waits for the
+// count to reach 0. Workers k..p-1 are not woken: a loop can run on k of the p workers.
+//
+// Nested loops (a thread inside a job of this team starts another): claim_idle() takes the
+// workers that are idle at that moment (a CAS from idle to claimed on each mailbox), the
+// caller sizes its loop for 1 + the number it got, and run_claimed() runs it on them with
+// a join of its own. While every worker is busy with the outer job, none is idle and the
+// nested loop runs on its caller alone; workers that finished their outer share, workers
+// outside a k-of-p loop and workers waiting on tasks help. A worker that turns idle after
+// the claim does not join (the loop's shares were cut already). A thread inside a job of
+// another team still runs its loops on this team serially (neither team may wait on the
+// other).
 //
 // Placement repair (unbound teams with no more threads than cores): Linux tends to wake a
 // thread on the waker's CPU, so after a pause a worker and the holder often end up sharing
@@ -24,25 +39,39 @@
 //
 // After fork() (README "After fork()"): the child keeps only the thread that called fork(),
 // so a team made before it has no workers there. This file's pthread_atfork handler (one
-// per copy of aloe in the process: libaloe and libaloe-gomp.so each arm their own, over
-// their own state) takes the process-wide locks a child's first loop needs, in fork_rank
-// order, and in the child bumps fork_generation(): a team made in an older generation is
-// not usable (its loops run serially, W010) and team::global() builds a fresh process team.
+// per process: libaloe-gomp.so links libaloe.so) takes the process-wide locks a child's
+// first loop needs, in fork_rank order, and in the child bumps fork_generation(): a team
+// made in an older generation is not usable (its loops run serially, W010) and
+// team::global() builds a fresh process team.
 #pragma once
 
 #include "runtime/arena.hpp"
 #include "runtime/wait_policy.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <thread>
 #include <vector>
 
 namespace aloe::runtime {
 
+/// A source of work an upper layer plugs into the worker loop (the task layer's deques):
+/// `poll` runs one piece of work for `worker` and returns true, or returns false when it
+/// has none. Called by idle workers after their mailbox, in registration order.
+struct work_source {
+    bool (*poll)(void* ctx, int worker) noexcept = nullptr;
+    void* ctx = nullptr;
+};
+
 class worker_team {
 public:
-    using job_fn = void (*)(void* ctx, int worker) noexcept;
+    using job_fn = void (*)(void* ctx, int participant) noexcept;
+
+    /// The most work sources a team takes (the task layer needs two: own deque, steal).
+    static constexpr int max_work_sources = 4;
 
     /// Starts size-1 threads, bound per `cfg.proc_bind`. `size` >= 1.
     worker_team(int size, const config& cfg);
@@ -52,20 +81,49 @@ public:
 
     int size() const noexcept { return size_; }
 
-    /// Takes the team for the calling thread; false when another holder has it or the caller
-    /// is already running inside a job (of any team).
+    /// Takes the team for the calling thread; false when another holder has it, when the
+    /// caller is running inside a job of any team (a loop there is nested: claim_idle), or
+    /// in a child of fork() made after the team.
     bool try_acquire() noexcept;
     void release() noexcept;
 
-    /// Runs job(ctx, w) for every worker w in [0, size) and returns when all are done.
-    /// Worker 0 is the calling thread. Requires the team to be held by the caller.
-    void run(job_fn job, void* ctx) noexcept;
+    /// Runs job(ctx, i) for every participant i in [0, k) and returns when all are done:
+    /// participant 0 is the calling thread, i >= 1 is worker i. Workers k..size-1 are not
+    /// woken. Requires the team to be held by the caller; 1 <= k <= size.
+    void run(job_fn job, void* ctx, int k) noexcept;
+    void run(job_fn job, void* ctx) noexcept { run(job, ctx, size_); }
+
+    /// Workers claimed for a nested loop (below).
+    struct claimed {
+        std::vector<int> workers;
+    };
+
+    /// From inside a job of this team: claims up to `most` idle workers for a nested loop
+    /// and returns how many it got (0 when every worker is busy). Every claimed worker must
+    /// then be given its share with run_claimed().
+    int claim_idle(int most, claimed& out) noexcept;
+
+    /// Gives back the claimed workers after the first `keep` (a loop planned on fewer).
+    void unclaim(claimed& out, std::size_t keep) noexcept;
+
+    /// Runs job(ctx, i) for i in [0, 1 + out.workers.size()): 0 on the calling thread, i on
+    /// claimed worker i-1; returns when all are done.
+    void run_claimed(job_fn job, void* ctx, const claimed& out) noexcept;
+
+    /// Adds a work source that idle workers poll (an upper layer, once); false when full.
+    bool add_work_source(const work_source& source) noexcept;
+
+    /// Wakes up to `most` idle workers to poll the work sources (after work was added).
+    /// Returns how many it woke.
+    int notify_work(int most) noexcept;
 
     /// Scratch memory for the current holder's loop state (reset by the holder).
     arena& scratch() noexcept { return scratch_; }
 
-    /// True on a thread that is running a job right now.
+    /// True on a thread that is running a job right now (of any team).
     static bool in_job() noexcept;
+    /// True on a thread that is running a job of this team right now.
+    bool in_job_of_this() const noexcept;
 
     const wait_settings& waiting() const noexcept { return wait_; }
 
@@ -73,7 +131,26 @@ public:
     bool usable() const noexcept;
 
 private:
+    struct join_point {
+        alignas(cache_line) std::atomic<std::uint32_t> pending{0};
+        std::atomic<std::uint32_t> sleepers{0};
+    };
+    enum : std::uint32_t { idle = 0, claimed_state = 1 };
+    struct alignas(cache_line) mailbox {
+        std::atomic<std::uint32_t> go{0};
+        std::atomic<std::uint32_t> sleepers{0};
+        std::atomic<std::uint32_t> state{idle};
+        int participant = 0;
+        job_fn job = nullptr;  // written by the assigner before the go bump
+        void* ctx = nullptr;
+        join_point* join = nullptr;  // nullptr: poll the work sources, report to no one
+    };
+
     void worker_main(int worker);
+    void deliver(int worker, job_fn job, void* ctx, int participant, join_point* join) noexcept;
+    void wait_for(join_point& j) noexcept;
+    bool poll_sources(int worker) noexcept;
+    static void drain_sources(void* team, int worker) noexcept;
     [[noreturn, gnu::cold]] void returned_after_fork(int worker) const noexcept;
     void step_off(int cpu) noexcept;  // move this thread off `cpu` (placement repair)
     void stop_workers() noexcept;
@@ -82,15 +159,12 @@ private:
     const std::uint32_t born_in_;  // fork_generation() when the team was made
     wait_settings wait_;
 
-    alignas(cache_line) std::atomic<std::uint32_t> fork_gen_{0};
-    std::atomic<std::uint32_t> fork_sleepers_{0};
+    std::unique_ptr<mailbox[]> boxes_;  // [size_]; box 0 is unused (participant 0 is the holder)
+    join_point fork_join_;
+    std::atomic<bool> quit_{false};
 
-    alignas(cache_line) std::atomic<std::uint32_t> pending_{0};
-    std::atomic<std::uint32_t> join_sleepers_{0};
-
-    alignas(cache_line) job_fn job_ = nullptr;  // written by the holder before the fork bump
-    void* ctx_ = nullptr;
-    bool quit_ = false;
+    std::array<work_source, max_work_sources> sources_{};
+    std::atomic<int> source_count_{0};
 
     alignas(cache_line) std::atomic<int> holder_cpu_{-1};  // CPU of the holder at a fork that woke sleepers
     bool repair_placement_ = false;                         // see "Placement repair" above

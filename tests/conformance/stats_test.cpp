@@ -297,7 +297,7 @@ TEST(ConformanceStats, AdaptiveSiteShowsItsTunerAndRunsEveryIterationOnce) {
     EXPECT_EQ(st->schedule, "adaptive,search=local,chunk=auto,delay=optimistic");
     ASSERT_TRUE(st->tuning.has_value());
     const aloe::tuning_stats& tune = *st->tuning;
-    EXPECT_EQ(tune.search, "local");
+    EXPECT_EQ(tune.search, aloe::adaptive_search::local);
     EXPECT_EQ(tune.steps.size(), static_cast<std::size_t>(st->invocations));
     EXPECT_EQ(tune.steps.front().schedule, "static");
     EXPECT_FALSE(tune.reason.empty());
@@ -308,7 +308,7 @@ TEST(ConformanceStats, AdaptiveSiteShowsItsTunerAndRunsEveryIterationOnce) {
     EXPECT_NE(json.find("\"converged_at\": "), std::string::npos);
     // A site whose spec changes gets a fresh tuner.
     aloe::parallel_for(t, 0, n, "adaptive,search=sweep", [](std::int64_t) {}, site);
-    EXPECT_EQ(aloe::stats_of(site)->tuning->search, "sweep");
+    EXPECT_EQ(aloe::stats_of(site)->tuning->search, aloe::adaptive_search::sweep);
     EXPECT_EQ(aloe::stats_of(site)->tuning->steps.size(), 1u);
     aloe::reset_site_history();
     EXPECT_FALSE(aloe::stats_of(site)->tuning.has_value()) << "reset forgets the tuner";

@@ -45,7 +45,7 @@ runtime::ticks to_ticks(double seconds) {
 // Runs `choice` (static or staggered, optionally weighted) on `loop`: static parts first,
 // then dynamic chunks handed to whichever thread is free first, own queue before stealing
 // from the nearer neighbour with more left (the staggered rule).
-sim_run simulate(const sim_loop& loop, const loop::policy_choice& choice) {
+sim_run simulate(const sim_loop& loop, const adaptive_policy::choice& choice) {
     const auto p = static_cast<std::size_t>(loop.threads);
     const std::uint64_t n = loop.iterations;
     std::vector<double> prefix(n + 1, 0.0);
@@ -125,7 +125,7 @@ sim_run simulate(const sim_loop& loop, const loop::policy_choice& choice) {
 
 // One invocation: ask, simulate, tell. Returns the simulated time.
 double step(adaptive_policy& policy, const sim_loop& loop) {
-    const loop::policy_choice choice = policy.choose(loop.iterations, loop.threads);
+    const adaptive_policy::choice choice = policy.choose(loop.iterations, loop.threads);
     const sim_run r = simulate(loop, choice);
     policy.observe(r.records, r.fork, r.join);
     return r.seconds;
@@ -158,7 +158,7 @@ TEST(AdaptivePolicy, BalancedQuietLoopFallsBackToStaticAfterTwoProbes) {
     const sim_loop loop;  // uniform costs, equal speeds, no noise
     for (int i = 0; i < 30; ++i) step(policy, loop);
     const tuning_stats t = policy.snapshot();
-    EXPECT_EQ(t.state, "converged");
+    EXPECT_EQ(t.state, policy_state::converged);
     EXPECT_EQ(t.chosen, "static");
     EXPECT_EQ(t.converged_at, 2);
     EXPECT_EQ(t.trials, 2u);
@@ -173,7 +173,7 @@ TEST(AdaptivePolicy, ImbalancedLoopConvergesWithin20InvocationsNearTheBestFixedF
     adaptive_policy policy(schedule("adaptive"), probes);
     for (int i = 0; i < 40; ++i) step(policy, loop);
     const tuning_stats t = policy.snapshot();
-    EXPECT_EQ(t.state, "converged") << t.reason;
+    EXPECT_EQ(t.state, policy_state::converged) << t.reason;
     EXPECT_GE(t.converged_at, 1);
     EXPECT_LE(t.converged_at, 20);
     EXPECT_GT(t.delay_app_s, 0) << "static vs dynamic must show the ramp's imbalance";
@@ -196,7 +196,7 @@ TEST(AdaptivePolicy, PersistentlySlowCoreTurnsOnWeightedBlocks) {
     const double best = best_fixed_seconds(loop, 1);
     EXPECT_LE(converged, 1.05 * best) << "chosen " << t.chosen;
     // Weighted blocks: the slow thread's share is about half of the others'.
-    const loop::policy_choice c = policy.choose(loop.iterations, loop.threads);
+    const adaptive_policy::choice c = policy.choose(loop.iterations, loop.threads);
     ASSERT_EQ(c.block_weights.size(), 4u);
     EXPECT_LT(c.block_weights[2], 0.75 * c.block_weights[0]);
 }
@@ -229,7 +229,7 @@ TEST(AdaptivePolicy, SweepTriesEveryFractionThenKeepsTheBest) {
     adaptive_policy policy(schedule("adaptive,search=sweep,chunk=4"), probes);
     for (int i = 0; i < 60; ++i) step(policy, loop);
     const tuning_stats t = policy.snapshot();
-    EXPECT_EQ(t.state, "converged");
+    EXPECT_EQ(t.state, policy_state::converged);
     EXPECT_EQ(t.converged_at, 2 + 1 + 21 * 2);  // two static probes, one dynamic, 21 fractions × 2
     // Every fraction of the grid ran twice, in order.
     for (int i = 0; i <= 20; ++i)
@@ -249,7 +249,7 @@ TEST(AdaptivePolicy, NloptSearchesFractionAndChunkAndStaysWithinBudget) {
     adaptive_policy policy(schedule("adaptive,search=nlopt"), probes);
     for (int i = 0; i < 60; ++i) step(policy, loop);
     const tuning_stats t = policy.snapshot();
-    EXPECT_EQ(t.state, "converged") << t.reason;
+    EXPECT_EQ(t.state, policy_state::converged) << t.reason;
     EXPECT_LE(t.converged_at, 3 + 12 * 2);  // probes + the evaluation budget × samples
     EXPECT_NE(t.reason.find("NLopt"), std::string::npos) << t.reason;
     const double converged = step(policy, loop);
@@ -304,7 +304,7 @@ TEST(AdaptivePolicy, ATeamOfAnotherSizeDropsTheWeights) {
     adaptive_policy policy(schedule("adaptive"), probes);
     for (int i = 0; i < 10; ++i) step(policy, loop);
     ASSERT_TRUE(policy.snapshot().weighted);
-    const loop::policy_choice c = policy.choose(loop.iterations, 3);
+    const adaptive_policy::choice c = policy.choose(loop.iterations, 3);
     EXPECT_TRUE(c.block_weights.empty());
     EXPECT_FALSE(policy.snapshot().weighted);
 }

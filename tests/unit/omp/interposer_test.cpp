@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <memory>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -63,6 +64,46 @@ TEST(Interposer, TeamSizeComesFromAloeAndANumThreadsClauseIsKept) {
     for (omp_site* s : all_sites(site_kind::region))
         if (const char* why = s->non_malleable.load()) clause_sites += std::string(why) == "num_threads clause";
     EXPECT_EQ(clause_sites, 1);
+}
+
+// region_threads() asks the regions' policy chain: a kind registered for regions sets the
+// team size of malleable regions (the seam of the node daemon and concurrency throttling),
+// never of a region with a num_threads clause.
+struct region_cap final : loop::site_policy {
+    std::string_view name() const noexcept override { return "region-cap"; }
+    bool serves(const schedule*) const noexcept override { return true; }
+    void plan(std::uint64_t, loop::loop_plan& p) override { p.threads = 2; }
+    void observe(const loop::loop_outcome&) override {}
+    policy_status status() const override { return {"region-cap", policy_state::acting, "threads=2", 2}; }
+};
+
+TEST(Interposer, RegionThreadCountsComeFromThePolicyChain) {
+    static const loop::policy_kind kind{
+        "region-cap", [](const loop::policy_site& s) noexcept { return s.scope == loop::policy_scope::region; },
+        [](const loop::policy_site&) -> std::unique_ptr<loop::site_policy> { return std::make_unique<region_cap>(); },
+        nullptr, false};
+    ASSERT_TRUE(loop::register_policy_kind(&kind));
+    int capped = 0, clause = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+        capped = omp_get_num_threads();
+    }
+#pragma omp parallel num_threads(3)
+    {
+#pragma omp single
+        clause = omp_get_num_threads();
+    }
+    loop::unregister_policy_kind(&kind);
+    int again = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+        again = omp_get_num_threads();
+    }
+    EXPECT_EQ(capped, 2) << "the chain's count";
+    EXPECT_EQ(clause, 3) << "a num_threads clause is the program's";
+    EXPECT_EQ(again, 3) << "without the kind: --threads";
 }
 
 TEST(Interposer, DynamicGuidedAndRuntimeLoopsRunEveryIterationOnce) {

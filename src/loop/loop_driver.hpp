@@ -1,0 +1,108 @@
+// The one loop driver: every way aloe runs a loop (parallel_for on the team, loop_handle and
+// the GOMP interposer on threads aloe did not start) steps each participant through its
+// schedule here: the static part, then the dynamic part chunk by chunk.
+//
+// A participant's state (its schedule cursor, where it is, its tallies) sits on its own
+// cache line and is written only by the thread that runs that participant; the tallies are
+// folded into the participant's worker_record once, when it runs out (close), so the
+// per-chunk path writes nothing another thread reads. Two ways to drive:
+//   run_participant<S>  the team's own loops: the body is called here, two tight loops, no
+//                       dispatch per chunk (instantiated per concrete schedule).
+//   step<S>             threads that ask for one chunk at a time (loop_handle, OpenMP):
+//                       one switch on the participant's stage per chunk.
+#pragma once
+
+#include "loop/chunk.hpp"
+#include "loop/schedule.hpp"
+
+#include <cstdint>
+
+namespace aloe::loop {
+
+struct alignas(runtime::cache_line) participant {
+    enum class stage : std::uint8_t { not_started, static_part, dynamic_part, done };
+
+    worker_cursor cursor;
+    stage at = stage::not_started;
+    bool closed = false;  ///< its account is folded (shared_loop: the thread called finish)
+    runtime::ticks start = 0;
+    runtime::ticks static_end = 0;
+    std::uint64_t static_iterations = 0;
+    std::uint64_t dynamic_iterations = 0;
+    std::uint64_t chunks = 0;
+    std::uint64_t steals = 0;
+
+    void reset(int id) noexcept {
+        *this = participant{};
+        cursor.id = id;
+    }
+
+    /// The participant ran out at `end`: its account, once, into `rec`.
+    void close(runtime::ticks end, worker_record& rec) const noexcept {
+        rec.start = start;
+        rec.static_end = static_end;
+        rec.end = end;
+        rec.static_iterations = static_iterations;
+        rec.dynamic_iterations = dynamic_iterations;
+        rec.chunks = chunks;
+        rec.steals = steals;
+    }
+};
+
+/// The participant's next chunk of schedule `s`; false once it has none (then at == done).
+template <class S>
+inline bool step(S& s, participant& p, chunk& c) noexcept {
+    using stage = participant::stage;
+    switch (p.at) {
+        case stage::dynamic_part:
+            if (const take t = s.next_dynamic(p.cursor, c); t != take::none) [[likely]] {
+                p.dynamic_iterations += c.end - c.begin;
+                ++p.chunks;
+                p.steals += t == take::stolen ? 1 : 0;
+                return true;
+            }
+            p.at = stage::done;
+            return false;
+        case stage::not_started:
+            p.start = runtime::now_ticks();
+            p.at = stage::static_part;
+            [[fallthrough]];
+        case stage::static_part:
+            if (s.next_static(p.cursor, c)) {
+                p.static_iterations += c.end - c.begin;
+                return true;
+            }
+            p.static_end = runtime::now_ticks();
+            p.at = stage::dynamic_part;
+            return step(s, p, c);
+        case stage::done: return false;
+    }
+    return false;
+}
+
+/// Runs participant `p` of schedule `s` to the end, calling fn(ctx, begin, end, id) per chunk.
+template <class S, class Body>
+inline void run_participant(S& s, participant& p, Body&& body) noexcept {
+    chunk c;
+    p.start = runtime::now_ticks();
+    std::uint64_t static_iterations = 0;
+    while (s.next_static(p.cursor, c)) {
+        body(c);
+        static_iterations += c.end - c.begin;
+    }
+    p.static_end = runtime::now_ticks();
+    std::uint64_t dynamic_iterations = 0, chunks = 0, steals = 0;
+    for (take t; (t = s.next_dynamic(p.cursor, c)) != take::none;) {
+        body(c);
+        dynamic_iterations += c.end - c.begin;
+        ++chunks;
+        steals += t == take::stolen ? 1 : 0;
+    }
+    p.static_iterations = static_iterations;
+    p.dynamic_iterations = dynamic_iterations;
+    p.chunks = chunks;
+    p.steals = steals;
+    p.at = participant::stage::done;
+}
+
+}  // namespace aloe::loop
