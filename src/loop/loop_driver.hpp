@@ -15,6 +15,7 @@
 #include "loop/chunk.hpp"
 #include "loop/schedule.hpp"
 
+#include <atomic>
 #include <cstdint>
 
 namespace aloe::loop {
@@ -78,6 +79,36 @@ inline bool step(S& s, participant& p, chunk& c) noexcept {
         case stage::done: return false;
     }
     return false;
+}
+
+/// A schedule whose every chunk comes from one shared counter with no wrap-around guard
+/// (dynamic): a thread that asks chunk by chunk claims from it directly, with no dispatch.
+struct direct_counter {
+    std::atomic<std::uint64_t>* next = nullptr;  ///< nullptr: not such a schedule
+    std::uint64_t chunk = 0;
+    std::uint64_t count = 0;
+};
+
+/// step() for a direct_counter schedule whose participant is in its dynamic part already:
+/// the chunk [begin, end) as two values (they stay in registers on the caller's hot path).
+inline bool claim_direct(const direct_counter& d, participant& p, std::uint64_t& begin, std::uint64_t& end) noexcept {
+    const std::uint64_t b = d.next->fetch_add(d.chunk, std::memory_order_relaxed);
+    if (b >= d.count) return false;
+    begin = b;
+    end = d.count - b < d.chunk ? d.count : b + d.chunk;
+    p.dynamic_iterations += end - b;
+    ++p.chunks;
+    return true;
+}
+
+inline bool step_direct(const direct_counter& d, participant& p, chunk& c) noexcept {
+    return claim_direct(d, p, c.begin, c.end);
+}
+
+/// step() with the schedule's type erased: one indirect call per chunk.
+template <class S>
+bool step_erased(void* s, participant& p, chunk& c) noexcept {
+    return step(*static_cast<S*>(s), p, c);
 }
 
 /// Runs participant `p` of schedule `s` to the end, calling fn(ctx, begin, end, id) per chunk.

@@ -21,6 +21,35 @@ bool shared_loop::step_schedule(shared_loop& h, int tid, chunk& c, bool finish) 
     return false;
 }
 
+shared_loop::stepper shared_loop::stepper_for(int thread, int threads) {
+    prepare(threads);
+    stepper out;
+    participant& p = participants_[static_cast<std::size_t>(thread)];
+    out.part = &p;
+    std::visit(
+        [&](auto& s) {
+            using S = std::decay_t<decltype(s)>;
+            if constexpr (std::is_same_v<S, std::monostate>) {
+                out.fn = [](void*, participant&, chunk&) noexcept { return false; };
+            } else {
+                out.fn = &step_erased<S>;
+                out.sched = &s;
+                out.ends_in_order = !std::is_same_v<S, staggered_queues<queue_claim::atomic>> &&
+                                    !std::is_same_v<S, staggered_queues<queue_claim::mutex>> &&
+                                    !std::is_same_v<S, weighted_split> && !std::is_same_v<S, tasklet_queue>;
+                if constexpr (std::is_same_v<S, dynamic_chunks>) {
+                    if (std::atomic<std::uint64_t>* next = s.direct_next()) {
+                        out.direct = {next, s.chunk_size(), s.count()};
+                        p.start = p.static_end = runtime::now_ticks();  // no static part
+                        p.at = participant::stage::dynamic_part;
+                    }
+                }
+            }
+        },
+        sched_);
+    return out;
+}
+
 bool shared_loop::step_empty(shared_loop&, int, chunk&, bool) noexcept { return false; }
 
 void shared_loop::finish(int thread) noexcept {

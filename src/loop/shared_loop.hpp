@@ -56,6 +56,21 @@ public:
     /// Ends the account of a thread whose claim() returned false.
     void finish(int thread) noexcept;
 
+    /// What a thread needs to step its participant without this object (the interposer's
+    /// per-chunk path): call fn(sched, *part, c), or step_direct(direct, *part, c) when
+    /// direct.next is set; then finish(thread) once it answers false.
+    struct stepper {
+        bool (*fn)(void* sched, participant& p, chunk& c) noexcept = nullptr;
+        void* sched = nullptr;
+        participant* part = nullptr;
+        direct_counter direct;
+        /// The chunk holding the loop's last iteration is the last one any thread gets
+        /// (true for schedules that hand chunks out in order; false for those that steal).
+        bool ends_in_order = true;
+    };
+    /// Builds the schedule for `threads` if no thread has yet, then `thread`'s stepper.
+    stepper stepper_for(int thread, int threads);
+
     /// Builds the schedule for `threads` unless a thread already did (then waits for it).
     void prepare(int threads) {
         if (phase_.load(std::memory_order_acquire) != phase::ready) [[unlikely]] build(threads);

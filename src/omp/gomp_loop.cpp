@@ -47,21 +47,38 @@ bool take_or_forward(const void* ra, const loop_request& req, const iteration_ma
 }
 
 // A taken loop's next chunk, as values. Out of line, so that the forwarding path below stays
-// a load, a test and a tail call (no registers to save for code it does not run).
+// a load, a test and a tail call (no registers to save for code it does not run). The
+// `dynamic` path (the driver's direct claim) writes the bounds straight to the caller's
+// variables; the rest goes to next_taken_slow.
 template <class T>
-[[gnu::noinline]] bool next_taken_values(thread_view& v, T* istart, T* iend) {
+[[gnu::noinline]] bool next_taken_values_slow(thread_view& v, bool direct_ran_out, T* istart, T* iend) {
     std::uint64_t first = 0, last = 0;
-    if (!next_taken(v, first, last)) return false;
+    if (!next_taken_slow(v, direct_ran_out, first, last)) return false;
     *istart = static_cast<T>(first);
     *iend = static_cast<T>(last);
     return true;
 }
 
 template <class T>
-bool next_or_forward(T* istart, T* iend, void* real_fn, const char* name) {
+[[gnu::noinline]] bool next_taken_values(thread_view& v, T* istart, T* iend) {
+    const loop::shared_loop::stepper& st = v.step;
+    if (st.direct.next == nullptr) [[unlikely]]
+        return next_taken_values_slow(v, false, istart, iend);
+    std::uint64_t b, e;
+    if (!loop::claim_direct(st.direct, *st.part, b, e)) [[unlikely]]
+        return next_taken_values_slow(v, true, istart, iend);
+    *istart = static_cast<T>(v.map.start + b * v.map.incr);
+    *iend = static_cast<T>(e == v.map.count ? v.map.end : v.map.start + e * v.map.incr);
+    return true;
+}
+
+// A next call: the taken loop's chunk, else libgomp's `Real` entry point (its table is read
+// only on that path).
+template <class T, class Real>
+bool next_or_forward(T* istart, T* iend, Real real_fn, const char* name) {
     thread_view& v = view();
     if (v.loop != nullptr) return next_taken_values(v, istart, iend);
-    return must<bool (*)(T*, T*)>(real_fn, name)(istart, iend);
+    return must<bool (*)(T*, T*)>(real_fn(), name)(istart, iend);
 }
 
 constexpr std::size_t at(loop_form f) { return static_cast<std::size_t>(f); }
@@ -99,7 +116,7 @@ extern "C" {
                           incr, chunk, istart, iend);                                                 \
     }                                                                                                \
     ALOE_API bool GOMP_loop_##name##_next(long* istart, long* iend) {                                \
-        return next_or_forward(istart, iend, real().next[at(loop_form::id)], "GOMP_loop_" #name "_next"); \
+        return next_or_forward(istart, iend, [] { return real().next[at(loop_form::id)]; }, "GOMP_loop_" #name "_next"); \
     }
 ALOE_GOMP_CHUNKED_FORMS(ALOE_CHUNKED_LONG)
 #undef ALOE_CHUNKED_LONG
@@ -111,7 +128,7 @@ ALOE_GOMP_CHUNKED_FORMS(ALOE_CHUNKED_LONG)
                           incr, istart, iend);                                                        \
     }                                                                                                 \
     ALOE_API bool GOMP_loop_##name##_next(long* istart, long* iend) {                                 \
-        return next_or_forward(istart, iend, real().next[at(loop_form::id)], "GOMP_loop_" #name "_next"); \
+        return next_or_forward(istart, iend, [] { return real().next[at(loop_form::id)]; }, "GOMP_loop_" #name "_next"); \
     }
 ALOE_GOMP_RUNTIME_FORMS(ALOE_RUNTIME_LONG)
 #undef ALOE_RUNTIME_LONG
@@ -132,7 +149,7 @@ ALOE_API bool GOMP_loop_start(long start, long end, long incr, long sched, long 
                                "GOMP_loop_ull_" #name "_start", istart, iend, up, start, end, incr, chunk, istart, iend); \
     }                                                                                                       \
     ALOE_API bool GOMP_loop_ull_##name##_next(ull* istart, ull* iend) {                                     \
-        return next_or_forward(istart, iend, real().ull_next[at(loop_form::id)], "GOMP_loop_ull_" #name "_next"); \
+        return next_or_forward(istart, iend, [] { return real().ull_next[at(loop_form::id)]; }, "GOMP_loop_ull_" #name "_next"); \
     }
 ALOE_GOMP_CHUNKED_FORMS(ALOE_CHUNKED_ULL)
 #undef ALOE_CHUNKED_ULL
@@ -144,7 +161,7 @@ ALOE_GOMP_CHUNKED_FORMS(ALOE_CHUNKED_ULL)
                          start, end, incr, istart, iend);                                                    \
     }                                                                                                        \
     ALOE_API bool GOMP_loop_ull_##name##_next(ull* istart, ull* iend) {                                      \
-        return next_or_forward(istart, iend, real().ull_next[at(loop_form::id)], "GOMP_loop_ull_" #name "_next"); \
+        return next_or_forward(istart, iend, [] { return real().ull_next[at(loop_form::id)]; }, "GOMP_loop_ull_" #name "_next"); \
     }
 ALOE_GOMP_RUNTIME_FORMS(ALOE_RUNTIME_ULL)
 #undef ALOE_RUNTIME_ULL

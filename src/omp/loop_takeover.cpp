@@ -239,12 +239,48 @@ taken_start start_taken(omp_site& site, const iteration_map& map, const loop_dec
     thread_view& v = view();
     loop_slot* s = join_loop(v, [&](loop_slot& slot) { fill_slot(slot, site, map, d); });
     if (s == nullptr) return taken_start::forward;
-    v.loop = s;
+    enter_taken(v, *s);
+    return next_taken(v, first, last) ? taken_start::chunk : taken_start::no_chunk;
+}
+
+void enter_taken(thread_view& v, loop_slot& s) {
+    v.loop = &s;
     v.loop_t0 = runtime::now_ticks();
-    v.loop_iterations = 0;
+    v.map = s.map;
+    v.step = s.engine.stepper_for(v.thread, v.threads);
     v.holding = false;
     v.loop_done = false;
-    return next_taken(v, first, last) ? taken_start::chunk : taken_start::no_chunk;
+}
+
+bool next_taken_slow(thread_view& v, bool direct_ran_out, std::uint64_t& first, std::uint64_t& last) {
+    const loop::shared_loop::stepper& st = v.step;
+    const auto step = [&](loop::chunk& c) {
+        if (v.loop_done) return false;  // its account is closed: claim nothing more
+        return st.direct.next != nullptr ? loop::step_direct(st.direct, *st.part, c) : st.fn(st.sched, *st.part, c);
+    };
+    loop::chunk c;
+    bool got = !direct_ran_out && step(c);
+    for (;;) {
+        if (got) {
+            if (st.ends_in_order || c.end != v.map.count) break;
+            v.held = c;  // the final chunk: kept until this thread has no other
+            v.holding = true;
+            got = step(c);
+            continue;
+        }
+        if (v.holding) {
+            c = v.held;
+            v.holding = false;
+            break;
+        }
+        if (!v.loop_done) {
+            v.loop->engine.finish(v.thread);
+            v.loop_done = true;
+        }
+        return false;
+    }
+    v.map.bounds(c, first, last);
+    return true;
 }
 
 void begin_forwarded(omp_site& site, const char* reason, std::uint64_t iterations) {
@@ -267,8 +303,9 @@ namespace {
 // Leaves whichever loop the thread is in; true when it was a taken one.
 bool leave_current_loop(thread_view& v) {
     if (loop_slot* s = v.loop) {
-        if (tracing()) trace_event(trace_kind::loop_taken, *s->site, v.loop_t0, runtime::now_ticks(), v.thread,
-                                   v.loop_iterations);
+        if (tracing())
+            trace_event(trace_kind::loop_taken, *s->site, v.loop_t0, runtime::now_ticks(), v.thread,
+                        v.step.part->static_iterations + v.step.part->dynamic_iterations);
         v.loop = nullptr;
         leave_loop(*v.region, *s, v.threads);
         return true;

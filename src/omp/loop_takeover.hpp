@@ -107,6 +107,9 @@ enum class taken_start { chunk, no_chunk, forward };
 inline constexpr const char* cancelled_region_reason =
     "the region was cancelled (cancel parallel) and a skipped loop holds its slot";
 
+/// The calling thread enters the taken loop in slot `s` (its stepper and the loop's map).
+void enter_taken(thread_view& v, loop_slot& s);
+
 /// Taken loop: join the thread's next slot and take its first chunk.
 taken_start start_taken(omp_site& site, const iteration_map& map, const loop_decision& d, std::uint64_t& first,
                         std::uint64_t& last);
@@ -115,31 +118,26 @@ taken_start start_taken(omp_site& site, const iteration_map& map, const loop_dec
 ///
 /// The chunk holding the loop's final iteration is handed out last by whichever thread gets
 /// it: GCC's lastprivate code lets the thread whose last chunk ended at the loop's end copy
-/// its values out, and a schedule that steals (staggered, hybrid, tasklets) could otherwise
-/// give that thread another chunk after the final one. libgomp's own schedules never do.
+/// its values out, and a schedule that steals (staggered, weighted, tasklets) could
+/// otherwise give that thread another chunk after the final one. libgomp's own schedules,
+/// and aloe's that hand chunks out in order, never do (stepper::ends_in_order).
+///
+/// Per chunk of a `dynamic` loop: one fetch_add on the loop's counter (the driver's direct
+/// claim, inlined here with the bounds), the participant's two tallies on its own line;
+/// every other schedule, the final chunk held back and the end go through the slow path.
+/// `direct_ran_out`: the direct claim found the counter exhausted (claim no more).
+bool next_taken_slow(thread_view& v, bool direct_ran_out, std::uint64_t& first, std::uint64_t& last);
+
 inline bool next_taken(thread_view& v, std::uint64_t& first, std::uint64_t& last) {
-    if (v.loop_done) return false;
-    loop_slot& s = *v.loop;
-    loop::chunk c;
-    for (;;) {
-        if (s.engine.claim(v.thread, v.threads, c)) {
-            if (c.end != s.map.count) break;
-            v.held = c;
-            v.holding = true;
-            continue;
-        }
-        if (v.holding) {
-            c = v.held;
-            v.holding = false;
-            break;
-        }
-        s.engine.finish(v.thread);
-        v.loop_done = true;
-        return false;
+    const loop::shared_loop::stepper& st = v.step;
+    if (st.direct.next != nullptr) [[likely]] {
+        std::uint64_t b = 0, e = 0;
+        if (!loop::claim_direct(st.direct, *st.part, b, e)) return next_taken_slow(v, true, first, last);
+        first = v.map.start + b * v.map.incr;
+        last = e == v.map.count ? v.map.end : v.map.start + e * v.map.incr;
+        return true;
     }
-    v.loop_iterations += c.end - c.begin;
-    s.map.bounds(c, first, last);
-    return true;
+    return next_taken_slow(v, false, first, last);
 }
 
 /// Forwarded loop: counted (by OpenMP thread 0 of the team that runs it) and timed from

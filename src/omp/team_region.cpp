@@ -2,6 +2,7 @@
 
 #include "omp/fork_lock.hpp"
 #include "omp/interposer_settings.hpp"
+#include "omp/loop_takeover.hpp"
 #include "omp/trace_log.hpp"
 
 #include <algorithm>
@@ -197,12 +198,11 @@ thread_view view_for(team_region& r) {
     v.thread = g.get_thread_num();
     v.threads = g.get_num_threads();
     v.level = g.get_level();
+    note_team(r, v.threads);
     if (r.preset_loop) {
         v.loops_met = 1;
-        v.loop = &r.slots[0];
-        v.loop_t0 = runtime::now_ticks();
+        enter_taken(v, r.slots[0]);
     }
-    note_team(r, v.threads);
     return v;
 }
 

@@ -126,8 +126,9 @@ struct thread_view {
     int level = 0;  ///< omp_get_level() inside the region: a region aloe did not start differs
     std::uint64_t loops_met = 0;
     loop_slot* loop = nullptr;             ///< the taken loop this thread is inside
+    loop::shared_loop::stepper step;       ///< its participant there (the per-chunk path)
+    iteration_map map;                     ///< the loop's, copied: one line less per chunk
     runtime::ticks loop_t0 = 0;
-    std::uint64_t loop_iterations = 0;     ///< this thread's share, for the trace
     loop::chunk held{};                    ///< the loop's final chunk, kept for last (below)
     bool holding = false;
     bool loop_done = false;                ///< its account is closed: next answers false

@@ -189,38 +189,34 @@ TEST(ConformanceHugeLoops, NearlyTwoToThe64IterationsRunExactlyOnceInFewChunks) 
 
 // ---- Nested loops ------------------------------------------------------------------------
 
-TEST(ConformanceNested, InnerLoopRunsSeriallyOnTheCallingThread) {
+// A loop inside a loop body of the same team runs on its caller and the workers idle at that
+// moment (DESIGN.md "Team"; docs/ARCHITECTURE.md "One worker loop"): here the outer loop's
+// workers turn idle as its chunks run out, so later inner loops may get helpers. Either way
+// every inner iteration runs exactly once, nothing waits for ever, and each inner call is
+// counted once, as a parallel or a serial run.
+TEST(ConformanceNested, InnerLoopRunsOnItsCallerAndTheIdleWorkers) {
     aloe::team t(3);
     constexpr std::int64_t outer_n = 40, inner_n = 25;
     const aloe::loop_site inner_site("conformance/nested/inner-same-team");
     const aloe::loop_site outer_site("conformance/nested/outer-same-team");
     coverage outer(0, outer_n, 1);
     coverage inner(0, outer_n * inner_n, 1, t.size());
-    std::atomic<int> wrong_thread{0};
 
     aloe::parallel_for(
         t, 0, outer_n, 1, "dynamic,chunk=1",
         [&](std::int64_t o) {
             outer.hit(o);
-            const std::thread::id me = std::this_thread::get_id();
             aloe::parallel_for(
-                t, o * inner_n, (o + 1) * inner_n, 1, "dynamic,chunk=2",
-                [&](std::int64_t j) {
-                    inner.hit(j);
-                    if (std::this_thread::get_id() != me) wrong_thread.fetch_add(1);
-                },
+                t, o * inner_n, (o + 1) * inner_n, 1, "dynamic,chunk=2", [&](std::int64_t j) { inner.hit(j); },
                 inner_site);
         },
         outer_site);
 
     EXPECT_TRUE(outer.exactly_once());
     EXPECT_TRUE(inner.exactly_once());
-    EXPECT_EQ(wrong_thread.load(), 0) << "inner iterations ran on another thread than their outer iteration";
     const auto inner_stats = aloe::stats_of(inner_site);
     ASSERT_TRUE(inner_stats.has_value());
-    EXPECT_GT(inner_stats->serial_invocations, 0u);
-    EXPECT_EQ(inner_stats->serial_invocations, static_cast<std::uint64_t>(outer_n));
-    EXPECT_EQ(inner_stats->invocations, 0u) << "an inner loop ran in parallel";
+    EXPECT_EQ(inner_stats->serial_invocations + inner_stats->invocations, static_cast<std::uint64_t>(outer_n));
     EXPECT_EQ(inner_stats->iterations, static_cast<std::uint64_t>(outer_n * inner_n));
     const auto outer_stats = aloe::stats_of(outer_site);
     ASSERT_TRUE(outer_stats.has_value());

@@ -19,6 +19,11 @@ public:
         return claim(counter_->next, chunk_, count_, use_cas_, c) ? take::own : take::none;
     }
     void commit(std::span<const worker_record>, site_history&) const {}
+    /// The counter, for threads that claim from it directly (loop_driver.hpp); none when a
+    /// claim could wrap it (then only the CAS claim is safe).
+    std::atomic<std::uint64_t>* direct_next() const noexcept { return use_cas_ ? nullptr : &counter_->next; }
+    std::uint64_t chunk_size() const noexcept { return chunk_; }
+    std::uint64_t count() const noexcept { return count_; }
 
 private:
     shared_counter* counter_;
