@@ -15,8 +15,10 @@ namespace runtime { class worker_team; }
 /// team owns size()-1 more threads, which wait between loops according to
 /// ALOE_WAIT_POLICY (spin, then yield, then sleep on a futex by default).
 ///
-/// Thread-safety: one loop runs on a team at a time. A loop started on a busy team (from
-/// another thread, or from inside a loop body) runs serially on the calling thread.
+/// Thread-safety: one loop runs on a team at a time. A loop started from inside a loop body
+/// of the same team runs on its caller and the workers idle at that moment (none idle: on
+/// its caller alone). A loop started on a busy team from another thread, or from inside a
+/// loop body of another team, runs serially on the calling thread.
 ///
 /// fork(): a child process has none of the workers of the teams made before the fork. A
 /// loop on such a team in the child runs serially on the calling thread (warning W010 once;
