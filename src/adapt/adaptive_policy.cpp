@@ -4,6 +4,7 @@
 #include "adapt/nlopt_search.hpp"
 #include "adapt/probes.hpp"
 #include "loop/schedules/weighted.hpp"
+#include "runtime/plain_text.hpp"
 #include "runtime/report.hpp"
 
 #include <algorithm>
@@ -33,13 +34,7 @@ void push_recent(std::vector<T>& v, T x, std::size_t limit = recent) {
     if (v.size() > limit) v.erase(v.begin());
 }
 
-std::string fixed(double x, int digits = 2) {
-    std::ostringstream o;
-    o.setf(std::ios::fixed);
-    o.precision(digits);
-    o << x;
-    return o.str();
-}
+using runtime::fixed;
 
 std::string micros(double seconds) { return fixed(seconds * 1e6, 2) + " us"; }
 

@@ -22,6 +22,7 @@
 #include "loop/schedules/static.hpp"
 #include "loop/schedules/tasklets.hpp"
 #include "loop/schedules/weighted.hpp"
+#include "runtime/plain_text.hpp"
 #include "runtime/printable_text.hpp"
 
 #include <array>
@@ -72,11 +73,7 @@ constexpr bool rows_in_kind_order() {
 }
 static_assert(rows_in_kind_order(), "kinds[] must follow schedule_kind's order");
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
-}
+using runtime::trim;
 
 std::string kind_list() {
     std::string out;

@@ -19,6 +19,7 @@
 #include "loop/any_schedule.hpp"
 #include "loop/loop_driver.hpp"
 #include "loop/site_registry.hpp"
+#include "runtime/config.hpp"
 
 #include <aloe/schedule.hpp>
 
@@ -31,7 +32,7 @@ namespace aloe::loop {
 class shared_loop {
 public:
     /// The largest thread count accepted (the same bound as aloe::team).
-    static constexpr int max_threads = 4096;
+    static constexpr int max_threads = runtime::max_num_threads;
 
     /// Prepares the next loop: `count` iterations at `site` with `spec`. Call only when no
     /// thread is inside next() (before the first loop, or after every thread saw false).

@@ -11,6 +11,9 @@
 #include <climits>
 #include <cstdint>
 
+// The address a GOMP_* entry point returns to: it names the call site (omp_site.hpp).
+#define ALOE_RETURN_ADDRESS() __builtin_extract_return_addr(__builtin_return_address(0))
+
 namespace aloe::omp {
 
 using region_body = void (*)(void*);

@@ -11,7 +11,6 @@
 
 #include <aloe/export.h>
 
-#define ALOE_RETURN_ADDRESS() __builtin_extract_return_addr(__builtin_return_address(0))
 
 namespace aloe::omp {
 namespace {

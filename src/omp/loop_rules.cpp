@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdint>
 
+#include "runtime/plain_text.hpp"
 #include "runtime/printable_text.hpp"
 
 #include <fcntl.h>
@@ -47,11 +48,7 @@ constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-    return s;
-}
+using runtime::trim;
 
 // "module+0x1f2c", "file.c:42" or "*".
 bool valid_site(std::string_view s) {

@@ -1,6 +1,7 @@
 #include "omp/process_report.hpp"
 
 #include "runtime/json_text.hpp"
+#include "runtime/plain_text.hpp"
 #include "runtime/printable_text.hpp"
 
 #include <aloe/version.hpp>
@@ -15,11 +16,7 @@ namespace {
 using runtime::json_number;
 using runtime::json_quote;
 
-std::string fixed(double x, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-    return buf;
-}
+using runtime::fixed;
 
 std::string seconds_text(double s) {
     char buf[32];

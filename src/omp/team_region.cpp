@@ -5,6 +5,10 @@
 #include "omp/loop_takeover.hpp"
 #include "omp/trace_log.hpp"
 
+#define ALOE_DETAIL_ALLOWED
+#include <aloe/detail/iteration_space.hpp>
+#undef ALOE_DETAIL_ALLOWED
+
 #include <algorithm>
 #include <cassert>
 #include <memory>
@@ -16,7 +20,6 @@ constinit thread_local thread_view this_thread_view __attribute__((tls_model("in
 
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t span, std::uint64_t step) noexcept { return span / step + (span % step != 0); }
 
 
 struct region_pool {
@@ -48,10 +51,10 @@ iteration_map iteration_map::for_long(long start, long end, long incr) noexcept 
     m.end = static_cast<std::uint64_t>(end);
     m.incr = static_cast<std::uint64_t>(incr);
     if (incr > 0 && end > start) {
-        m.count = ceil_div(static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start),
+        m.count = aloe::detail::iteration_space::steps_in(static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start),
                            static_cast<std::uint64_t>(incr));
     } else if (incr < 0 && start > end) {
-        m.count = ceil_div(static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end),
+        m.count = aloe::detail::iteration_space::steps_in(static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end),
                            std::uint64_t{0} - static_cast<std::uint64_t>(incr));
     }
     return m;
@@ -63,8 +66,8 @@ iteration_map iteration_map::for_ull(bool up, ull start, ull end, ull incr) noex
     m.end = end;
     m.incr = incr;
     if (incr == 0) return m;
-    if (up && end > start) m.count = ceil_div(end - start, incr);
-    else if (!up && start > end) m.count = ceil_div(start - end, std::uint64_t{0} - incr);
+    if (up && end > start) m.count = aloe::detail::iteration_space::steps_in(end - start, incr);
+    else if (!up && start > end) m.count = aloe::detail::iteration_space::steps_in(start - end, std::uint64_t{0} - incr);
     return m;
 }
 

@@ -13,6 +13,7 @@
 // no trailing text, no overflow).
 #include "runtime/config.hpp"
 
+#include "runtime/plain_text.hpp"
 #include "runtime/printable_text.hpp"
 #include "runtime/report.hpp"
 #include "runtime/topology.hpp"
@@ -35,13 +36,6 @@ constexpr std::int64_t max_spin_us = 1'000'000;
 constexpr std::int64_t min_site_limit = 64;
 constexpr std::int64_t max_site_limit = 1'000'000;
 
-std::string_view trim(std::string_view s) {
-    constexpr std::string_view blanks = " \t\r\n";
-    const std::size_t first = s.find_first_not_of(blanks);
-    if (first == std::string_view::npos) return {};
-    const std::size_t last = s.find_last_not_of(blanks);
-    return s.substr(first, last - first + 1);
-}
 
 std::string lower(std::string_view s) {
     std::string out(s);

@@ -23,13 +23,16 @@ struct iteration_space {
         iteration_space s{first, last, step, 0};
         const auto ufirst = static_cast<std::uint64_t>(first);
         const auto ulast = static_cast<std::uint64_t>(last);
-        if (step > 0 && last > first) {
-            s.count = (ulast - ufirst - 1) / static_cast<std::uint64_t>(step) + 1;
-        } else if (step < 0 && last < first) {
-            // -step as uint64 is exact even for INT64_MIN.
-            s.count = (ufirst - ulast - 1) / (0 - static_cast<std::uint64_t>(step)) + 1;
-        }
+        if (step > 0 && last > first) s.count = steps_in(ulast - ufirst, static_cast<std::uint64_t>(step));
+        // -step as uint64 is exact even for INT64_MIN.
+        else if (step < 0 && last < first) s.count = steps_in(ufirst - ulast, 0 - static_cast<std::uint64_t>(step));
         return s;
+    }
+
+    /// How many steps of `step` start inside a span of `span` (both > 0): ceil(span / step),
+    /// without the overflow of span + step - 1. The C API's aloe_chunk_count is its C twin.
+    static constexpr std::uint64_t steps_in(std::uint64_t span, std::uint64_t step) noexcept {
+        return (span - 1) / step + 1;
     }
 
     /// The user index of logical iteration i (i < count).
