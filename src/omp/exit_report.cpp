@@ -78,30 +78,32 @@ process_report gather(std::vector<omp_site*>& regions, std::vector<omp_site*>& l
     // A site this process never ran (a forked child's inheritance from its parent, whose counts
     // were dropped at the fork) is not this process's to report.
     for (const omp_site* s : regions) {
-        if (s->invocations.load() == 0) continue;
+        const std::uint64_t runs = runtime::read_total(s->invocations);
+        if (runs == 0) continue;
         region_report r;
         r.site = s->name;
         r.source = s->source;
-        r.invocations = s->invocations.load();
+        r.invocations = runs;
         r.threads_last = s->threads_last.load();
         r.threads_max = s->threads_max.load();
-        r.time_s = runtime::ticks_to_seconds(s->region_ticks.load());
-        r.imbalance_mean = r.invocations > 0 ? s->imbalance_sum / static_cast<double>(r.invocations) : 0;
+        r.time_s = static_cast<double>(runtime::read_total(s->region_time)) * 1e-9;
+        r.imbalance_mean = static_cast<double>(runtime::read_total(s->imbalance)) * 1e-6 / static_cast<double>(runs);
         if (const char* fixed_by = s->non_malleable.load()) r.thread_count_set_by = fixed_by;
         p.regions.push_back(std::move(r));
     }
     for (omp_site* s : loop_sites) {
-        if (s->taken.load() == 0 && s->forwarded.load() == 0) continue;
+        const std::uint64_t taken = runtime::read_total(s->taken), forwarded = runtime::read_total(s->forwarded);
+        if (taken == 0 && forwarded == 0) continue;
         loop_report l;
         l.site = s->name;
         l.source = s->source;
         l.asked = asked_schedule_text(*s);
-        l.forwarded = s->forwarded.load();
-        l.forwarded_iterations = s->forwarded_iterations.load();
-        l.forwarded_time_s = runtime::ticks_to_seconds(s->forwarded_ticks.load());
+        l.forwarded = forwarded;
+        l.forwarded_iterations = runtime::read_total(s->forwarded_iterations);
+        l.forwarded_time_s = static_cast<double>(runtime::read_total(s->forwarded_time)) * 1e-9;
         if (const char* why = s->forward_reason.load()) l.forward_reason = why;
         if (const char* note = s->note.load()) l.note = note;
-        if (s->taken.load() > 0) {
+        if (taken > 0) {
             if (const std::optional<site_stats> a = loop::site_registry::instance().snapshot(loop_site(s->name))) {
                 l.taken = a->calls();  // zero-trip and serial calls too: every time the loop was reached
                 l.schedule = a->schedule;

@@ -41,8 +41,8 @@ bool preset_loop(team_region& r, omp_site& loop_site, const loop_request& req, c
         return true;
     }
     loop_site.forward_reason.store(d.forward_reason, std::memory_order_relaxed);
-    loop_site.forwarded.fetch_add(1, std::memory_order_relaxed);
-    loop_site.forwarded_iterations.fetch_add(map.count, std::memory_order_relaxed);
+    loop_site.forwarded.add(1);
+    loop_site.forwarded_iterations.add(map.count);
     return false;
 }
 
@@ -57,7 +57,7 @@ void run_parallel_loop(const void* ra, region_body body, void* data, unsigned re
         }
         const runtime::ticks t0 = runtime::now_ticks();
         forward(r, threads);
-        loop_site.forwarded_ticks.fetch_add(runtime::now_ticks() - t0, std::memory_order_relaxed);
+        loop_site.forwarded_time.add(runtime::ticks_to_ns(runtime::now_ticks() - t0));
     });
 }
 

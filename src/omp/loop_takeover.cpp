@@ -231,7 +231,7 @@ void fill_slot(loop_slot& s, omp_site& site, const iteration_map& map, const loo
     s.site = &site;
     s.map = map;
     s.engine.reset(map.count, schedule_for(site, d), *site.aloe_site);
-    site.taken.fetch_add(1, std::memory_order_relaxed);
+    site.taken.add(1);
 }
 
 taken_start start_taken(omp_site& site, const iteration_map& map, const loop_decision& d, std::uint64_t& first,
@@ -290,8 +290,8 @@ void begin_forwarded(omp_site& site, const char* reason, std::uint64_t iteration
     // has the view of the region around it (or none, thread 0), so each would count.
     v.forwarded_thread = real().get_thread_num();
     if (v.forwarded_thread == 0) {
-        site.forwarded.fetch_add(1, std::memory_order_relaxed);
-        site.forwarded_iterations.fetch_add(iterations, std::memory_order_relaxed);
+        site.forwarded.add(1);
+        site.forwarded_iterations.add(iterations);
     }
     v.forwarded = &site;
     v.forwarded_t0 = runtime::now_ticks();
@@ -312,7 +312,7 @@ bool leave_current_loop(thread_view& v) {
     }
     if (omp_site* f = v.forwarded) {
         const runtime::ticks t1 = runtime::now_ticks();
-        if (v.forwarded_thread == 0) f->forwarded_ticks.fetch_add(t1 - v.forwarded_t0, std::memory_order_relaxed);
+        if (v.forwarded_thread == 0) f->forwarded_time.add(runtime::ticks_to_ns(t1 - v.forwarded_t0));
         if (tracing())
             trace_event(trace_kind::loop_forwarded, *f, v.forwarded_t0, t1, v.forwarded_thread, v.forwarded_iterations);
         v.forwarded = nullptr;

@@ -73,6 +73,29 @@ void name_site(omp_site& s) {
     s.name = base + hex;
 }
 
+// The site's counters, under its name as the instance ('{', '}' and '*' would break a
+// counter name: replaced).
+void register_site_counters(omp_site& s) {
+    std::string instance = s.name;
+    for (char& c : instance)
+        if (c == '{' || c == '}' || c == '*') c = '_';
+    using runtime::register_counter;
+    using unit = aloe::counter_unit;
+    if (s.kind == site_kind::loop) {
+        s.taken = register_counter({"loop", "taken-runs", unit::count, "invocations aloe ran", instance});
+        s.forwarded = register_counter({"loop", "forwarded-runs", unit::count, "invocations handed to libgomp", instance});
+        s.forwarded_iterations =
+            register_counter({"loop", "forwarded-iterations", unit::count, "iterations libgomp ran", instance});
+        s.forwarded_time = register_counter(
+            {"loop", "time/forwarded", unit::nanoseconds, "forwarded loops, thread 0's start to end", instance});
+    } else {
+        s.invocations = register_counter({"region", "runs", unit::count, "executions of the region", instance});
+        s.region_time = register_counter({"region", "time", unit::nanoseconds, "fork to join, summed", instance});
+        s.imbalance = register_counter(
+            {"region", "imbalance", unit::ratio, "max/mean busy time of each run, summed", instance});
+    }
+}
+
 omp_site* create(site_table& t, const void* address, site_kind kind) {
     auto site = std::make_unique<omp_site>();
     site->kind = kind;
@@ -92,6 +115,14 @@ omp_site* create(site_table& t, const void* address, site_kind kind) {
         }
         site->rule = rules.match(site->name, file_and_line(site->source));
         site->aloe_site = &loop::site_registry::instance().pin(loop_site(site->name));
+    }
+    try {
+        register_site_counters(*site);
+    } catch (const std::exception& e) {
+        // Its counts are dropped (disabled handles); the program runs on.
+        runtime::report_once({runtime::report_level::warning, runtime::report_category::omp, "W505",
+                              std::string("cannot register a site's counters: ") + e.what(),
+                              "that site's counts are not kept"});
     }
     omp_site* raw = site.get();
     t.owned.push_back(std::move(site));
@@ -162,13 +193,8 @@ void forget_site_counts_in_child() noexcept {
         if (tables_locked_for_fork[i] == nullptr) continue;  // none yet at the fork
         site_table* p = tables[i].load(std::memory_order_relaxed);
         for (const auto& s : p->owned) {
-            s->taken.store(0, std::memory_order_relaxed);
-            s->forwarded.store(0, std::memory_order_relaxed);
-            s->forwarded_iterations.store(0, std::memory_order_relaxed);
-            s->forwarded_ticks.store(0, std::memory_order_relaxed);
-            s->invocations.store(0, std::memory_order_relaxed);
-            s->region_ticks.store(0, std::memory_order_relaxed);
-            s->imbalance_sum = 0;  // only this thread is left
+            s->threads_last.store(0, std::memory_order_relaxed);
+            s->threads_max.store(0, std::memory_order_relaxed);
         }
     }
 }

@@ -12,6 +12,7 @@
 #include "omp/source_lines.hpp"
 #include "loop/site_registry.hpp"
 #include "runtime/clock.hpp"
+#include "runtime/counters.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -44,23 +45,25 @@ struct omp_site {
     long spec_kind = -1;
     long spec_chunk = -1;
     aloe::schedule spec;
-    std::atomic<std::uint64_t> taken{0};             ///< invocations aloe ran
-    std::atomic<std::uint64_t> forwarded{0};         ///< invocations handed to libgomp
-    std::atomic<std::uint64_t> forwarded_iterations{0};
-    std::atomic<runtime::ticks> forwarded_ticks{0};  ///< thread 0's start-to-end
+    // Its counts live in the counter registry (runtime/counters.hpp), as the instance named
+    // after the site: /loop{module+0xOFFSET}/taken-runs, …; /region{module+0xOFFSET}/runs, ….
+    // Every thread adds to its own block; the exit report reads the totals.
+    runtime::counter_handle taken;                 ///< invocations aloe ran
+    runtime::counter_handle forwarded;             ///< invocations handed to libgomp
+    runtime::counter_handle forwarded_iterations;
+    runtime::counter_handle forwarded_time;        ///< ns, thread 0's start-to-end
     std::atomic<const char*> forward_reason{nullptr};
     std::atomic<const char*> note{nullptr};  ///< why a taken loop ran its own schedule instead
 
-    // Regions.
-    std::atomic<std::uint64_t> invocations{0};
-    std::atomic<runtime::ticks> region_ticks{0};
+    // Regions (counters as above), and the team size as a gauge.
+    runtime::counter_handle invocations;
+    runtime::counter_handle region_time;  ///< ns, fork to join
+    runtime::counter_handle imbalance;    ///< max/mean busy time of each run, summed (millionths)
     std::atomic<int> threads_last{0};
     std::atomic<int> threads_max{0};
     std::atomic<const char*> non_malleable{nullptr};  ///< why its thread count is the program's
     std::mutex chain_mutex;
     loop::policy_chain region_chain;  ///< what plans its thread count (region_threads())
-    std::mutex imbalance_mutex;
-    double imbalance_sum = 0;  ///< max/mean busy time of each invocation, summed
 };
 
 /// The site of the call whose return address is `address`; created on first use.
@@ -76,7 +79,8 @@ std::string main_program_path();
 /// one held by a thread that was creating a site (and resolving its source line) at the fork.
 void lock_site_tables_for_fork() noexcept;
 void unlock_site_tables_after_fork() noexcept;
-/// In the child: every site's counts back to 0, so its report holds what it ran itself.
+/// In the child: what is not a counter back to 0 (the registry zeroes the counts), so its
+/// report holds what it ran itself.
 void forget_site_counts_in_child() noexcept;
 
 /// Whether a program thread called omp_set_num_threads (then regions keep libgomp's count).

@@ -242,8 +242,8 @@ void leave_region_as_master(team_region& r, const thread_view& saved, runtime::t
 void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
     omp_site& s = *r.site;
     const int n = r.threads.load(std::memory_order_acquire);
-    s.invocations.fetch_add(1, std::memory_order_relaxed);
-    s.region_ticks.fetch_add(t1 - t0, std::memory_order_relaxed);
+    s.invocations.add(1);
+    s.region_time.add(runtime::ticks_to_ns(t1 - t0));
     s.threads_last.store(n, std::memory_order_relaxed);
     int seen = s.threads_max.load(std::memory_order_relaxed);
     while (n > seen && !s.threads_max.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {}
@@ -255,8 +255,7 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
     }
     if (sum == 0) return;
     const double imbalance = static_cast<double>(most) * n / static_cast<double>(sum);
-    std::lock_guard lock(s.imbalance_mutex);
-    s.imbalance_sum += imbalance;
+    s.imbalance.add(static_cast<std::uint64_t>(imbalance * 1e6 + 0.5));  // ratio unit: millionths
 }
 
 unsigned region_threads(omp_site& site, unsigned requested) {

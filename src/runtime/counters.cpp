@@ -455,6 +455,14 @@ std::uint64_t read_counter_values(std::span<const counter_key> keys, std::span<s
     return r.epoch.load(std::memory_order_relaxed);
 }
 
+std::uint64_t read_total(counter_handle h) {
+    if (!h.valid()) return 0;
+    const counter_key key = static_cast<counter_key>(h.id()) << 32;
+    std::uint64_t value = 0;
+    read_counter_values({&key, 1}, {&value, 1});
+    return value;
+}
+
 std::uint64_t counter_shape() noexcept { return the_registry().shape.load(std::memory_order_relaxed); }
 
 std::vector<aloe::counter_sample> read_counters(std::string_view pattern) {

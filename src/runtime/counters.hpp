@@ -66,7 +66,7 @@ struct counter_spec {
 };
 
 inline constexpr std::uint32_t counters_per_chunk = 64;  // 512 bytes: 8 cache lines per chunk
-inline constexpr std::uint32_t max_counters = 16384;     // a guess: 4096 sites × a few counters
+inline constexpr std::uint32_t max_counters = 65536;  // the interposer's 8192 loop and 8192 region sites × 3-4 each, and more
 inline constexpr int max_counter_workers = max_num_threads;  // worker slots: one per possible thread
 
 namespace detail {
@@ -179,6 +179,10 @@ std::vector<counter_instance> find_counters(std::string_view pattern);
 /// The values of `keys` (out.size() == keys.size()), read under one lock. Returns the reset
 /// epoch (changes when a fork child resets every count). Thread-safe.
 std::uint64_t read_counter_values(std::span<const counter_key> keys, std::span<std::uint64_t> out);
+
+/// The total of the counter `h` updates (its one instance, or every slot of a process-wide
+/// counter); 0 for a disabled handle. Takes the registry's lock.
+std::uint64_t read_total(counter_handle h);
 
 /// Changes whenever a counter is registered or a new worker slot appears: instances that
 /// find_counters() returned may then be incomplete. Relaxed load.

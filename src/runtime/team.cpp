@@ -283,6 +283,7 @@ void worker_team::unclaim(claimed& out, std::size_t keep) noexcept {
 
 void worker_team::run_claimed(job_fn job, void* ctx, const claimed& out) noexcept {
     join_point join;
+    join.may_sleep = false;
     join.pending.store(static_cast<std::uint32_t>(out.workers.size()), std::memory_order_relaxed);
     int participant = 1;
     for (const int w : out.workers) deliver(w, job, ctx, participant++, &join);
@@ -290,7 +291,11 @@ void worker_team::run_claimed(job_fn job, void* ctx, const claimed& out) noexcep
         job_marker mark(this);
         job(ctx, 0);
     }
-    wait_for(join);
+    // Spin, then yield (see join_point::may_sleep): the helpers are busy with this loop only.
+    for (int spins = 0; join.pending.load(std::memory_order_acquire) != 0; ++spins) {
+        if (spins < 64) cpu_relax();
+        else sched_yield();
+    }
 }
 
 bool worker_team::add_work_source(const work_source& source) noexcept {
@@ -348,8 +353,11 @@ void worker_team::worker_main(int worker) {
         // Idle before reporting: whoever waits on the join may claim this worker at once.
         box.state.store(idle, std::memory_order_release);
         // seq_cst: releases this worker's writes to the joiner and orders the sleeper check.
-        if (join != nullptr && join->pending.fetch_sub(1, std::memory_order_seq_cst) == 1)
-            wake_waiters(join->pending, join->sleepers);
+        if (join != nullptr) {
+            const bool may_sleep = join->may_sleep;  // read before: a nested join may be gone after
+            if (join->pending.fetch_sub(1, std::memory_order_seq_cst) == 1 && may_sleep)
+                wake_waiters(join->pending, join->sleepers);
+        }
         // Work an upper layer added while this worker was busy (tasks): before waiting.
         if (source_count_.load(std::memory_order_relaxed) != 0) {
             std::uint32_t expected = idle;

@@ -134,6 +134,10 @@ private:
     struct join_point {
         alignas(cache_line) std::atomic<std::uint32_t> pending{0};
         std::atomic<std::uint32_t> sleepers{0};
+        /// False for a nested loop's join, on its caller's stack: the joiner only spins and
+        /// yields, so a worker touches nothing of it after its decrement (the frame may be
+        /// gone by then). The team's own fork join lives as long as the team and may sleep.
+        bool may_sleep = true;
     };
     enum : std::uint32_t { idle = 0, claimed_state = 1 };
     struct alignas(cache_line) mailbox {

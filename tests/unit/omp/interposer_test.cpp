@@ -4,6 +4,8 @@
 #include "omp/interposer_settings.hpp"
 #include "omp/omp_site.hpp"
 
+#include <aloe/stats.hpp>
+
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -106,6 +108,35 @@ TEST(Interposer, RegionThreadCountsComeFromThePolicyChain) {
     EXPECT_EQ(again, 3) << "without the kind: --threads";
 }
 
+// The interposer's region and loop counts are counters of the one registry: instances named
+// after the site, readable by wildcard through aloe's public API.
+TEST(Interposer, SiteCountsAreRegistryCounters) {
+    std::atomic<int> bodies{0};
+    for (int r = 0; r < 3; ++r) {
+#pragma omp parallel
+        bodies.fetch_add(1);  // not empty: GCC drops an empty region
+    }
+    EXPECT_EQ(bodies.load(), 9);
+    std::uint64_t runs = 0;
+    bool named = false;
+    for (const aloe::counter_sample& c : aloe::read_counters("/region{*}/runs")) {
+        runs += c.value;
+        named = named || c.name.find("+0x") != std::string::npos;
+    }
+    EXPECT_GE(runs, 3u);
+    EXPECT_TRUE(named) << "instances are named module+0xOFFSET";
+    const auto times = aloe::read_counters("/region{*}/time");
+    ASSERT_FALSE(times.empty());
+    EXPECT_EQ(times.front().unit, aloe::counter_unit::nanoseconds);
+    long sum = 0;
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : sum)
+    for (long i = 0; i < 100; ++i) sum += i;
+    EXPECT_EQ(sum, 4950);
+    std::uint64_t loop_runs = 0;
+    for (const aloe::counter_sample& c : aloe::read_counters("/loop{*+0x*}/*-runs")) loop_runs += c.value;
+    EXPECT_EQ(loop_runs, 1u) << "the loop, taken or forwarded";
+}
+
 TEST(Interposer, DynamicGuidedAndRuntimeLoopsRunEveryIterationOnce) {
     for (int n : {0, 1, 2, 3, 7, 1000, 4099}) {
         std::vector<std::atomic<int>> a(n), b(n), c(n), d(n);
@@ -129,10 +160,10 @@ TEST(Interposer, DynamicGuidedAndRuntimeLoopsRunEveryIterationOnce) {
     ASSERT_FALSE(dynamic_sites.empty());
     for (omp_site* s : dynamic_sites) {
         if (forwarding_everything()) {
-            EXPECT_EQ(s->taken.load(), 0u);
-            EXPECT_GT(s->forwarded.load(), 0u);
+            EXPECT_EQ(runtime::read_total(s->taken), 0u);
+            EXPECT_GT(runtime::read_total(s->forwarded), 0u);
         } else {
-            EXPECT_GT(s->taken.load(), 0u) << s->name;
+            EXPECT_GT(runtime::read_total(s->taken), 0u) << s->name;
         }
     }
 }
@@ -182,8 +213,8 @@ TEST(Interposer, ThreadsFarAheadOfAHeldOneNeverWaitForIt) {
     const auto sites = loop_sites_of(loop_form::nonmonotonic_dynamic);
     std::uint64_t taken = 0, forwarded = 0;
     for (omp_site* s : sites) {
-        taken += s->taken.load();
-        forwarded += s->forwarded.load();
+        taken += runtime::read_total(s->taken);
+        forwarded += runtime::read_total(s->forwarded);
     }
     EXPECT_EQ(taken + forwarded, 2u * loops);
     EXPECT_EQ(forwarding_everything() ? forwarded : taken, 2u * loops);
@@ -215,9 +246,9 @@ TEST(Interposer, LoopsInARegionAloeDidNotStartAreCountedOncePerExecution) {
         const char* why = s->forward_reason.load();
         if (why == nullptr || reason != why) continue;
         ++found;
-        EXPECT_EQ(s->forwarded.load(), 5u);
-        EXPECT_EQ(s->forwarded_iterations.load(), 500u);
-        EXPECT_EQ(s->taken.load(), 0u);
+        EXPECT_EQ(runtime::read_total(s->forwarded), 5u);
+        EXPECT_EQ(runtime::read_total(s->forwarded_iterations), 500u);
+        EXPECT_EQ(runtime::read_total(s->taken), 0u);
     }
     EXPECT_EQ(found, 1);
 }
@@ -303,8 +334,8 @@ TEST(Interposer, OrderedAndDoacrossAreForwardedAndStillOrdered) {
     for (loop_form f : {loop_form::ordered, loop_form::doacross}) {
         const auto sites = loop_sites_of(f);
         ASSERT_EQ(sites.size(), 1u) << to_string(f);
-        EXPECT_EQ(sites[0]->taken.load(), 0u);
-        EXPECT_EQ(sites[0]->forwarded.load(), 1u);
+        EXPECT_EQ(runtime::read_total(sites[0]->taken), 0u);
+        EXPECT_EQ(runtime::read_total(sites[0]->forwarded), 1u);
         ASSERT_NE(sites[0]->forward_reason.load(), nullptr);
         EXPECT_NE(std::string(sites[0]->forward_reason.load()).find(to_string(f)), std::string::npos);
     }
