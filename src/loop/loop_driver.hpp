@@ -32,6 +32,11 @@ struct alignas(runtime::cache_line) participant {
     std::uint64_t dynamic_iterations = 0;
     std::uint64_t chunks = 0;
     std::uint64_t steals = 0;
+    /// Claiming directly (claim_direct): the chunk size, and how many iterations short of it
+    /// the loop's final chunk was if this participant took it; its dynamic iterations are
+    /// then chunks · direct_chunk − direct_short, counted once at close, not per chunk.
+    std::uint64_t direct_chunk = 0;
+    std::uint64_t direct_short = 0;
 
     void reset(int id) noexcept {
         *this = participant{};
@@ -44,7 +49,7 @@ struct alignas(runtime::cache_line) participant {
         rec.static_end = static_end;
         rec.end = end;
         rec.static_iterations = static_iterations;
-        rec.dynamic_iterations = dynamic_iterations;
+        rec.dynamic_iterations = dynamic_iterations + chunks * direct_chunk - direct_short;
         rec.chunks = chunks;
         rec.steals = steals;
     }
@@ -91,12 +96,17 @@ struct direct_counter {
 
 /// step() for a direct_counter schedule whose participant is in its dynamic part already:
 /// the chunk [begin, end) as two values (they stay in registers on the caller's hot path).
+/// Per chunk: one fetch_add and one increment on the participant's own line.
 inline bool claim_direct(const direct_counter& d, participant& p, std::uint64_t& begin, std::uint64_t& end) noexcept {
     const std::uint64_t b = d.next->fetch_add(d.chunk, std::memory_order_relaxed);
     if (b >= d.count) return false;
     begin = b;
-    end = d.count - b < d.chunk ? d.count : b + d.chunk;
-    p.dynamic_iterations += end - b;
+    if (d.count - b < d.chunk) [[unlikely]] {
+        end = d.count;
+        p.direct_short = d.chunk - (d.count - b);
+    } else {
+        end = b + d.chunk;
+    }
     ++p.chunks;
     return true;
 }

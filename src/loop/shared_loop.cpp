@@ -42,6 +42,7 @@ shared_loop::stepper shared_loop::stepper_for(int thread, int threads) {
                         out.direct = {next, s.chunk_size(), s.count()};
                         p.start = p.static_end = runtime::now_ticks();  // no static part
                         p.at = participant::stage::dynamic_part;
+                        p.direct_chunk = s.chunk_size();
                     }
                 }
             }

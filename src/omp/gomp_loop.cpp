@@ -45,10 +45,10 @@ bool take_or_forward(const void* ra, const loop_request& req, const iteration_ma
     return true;
 }
 
-// A taken loop's next chunk, as values. Out of line, so that the forwarding path below stays
-// a load, a test and a tail call (no registers to save for code it does not run). The
-// `dynamic` path (the driver's direct claim) writes the bounds straight to the caller's
-// variables; the rest goes to next_taken_slow.
+// A taken loop's next chunk, as values, inlined into the entry point: the `dynamic` path (the
+// driver's direct claim) needs no stack frame and writes the bounds straight to the
+// caller's variables; every other case is a tail call to the out-of-line slow path, so the
+// forwarding path stays a load, a test and a tail call too.
 template <class T>
 [[gnu::noinline]] bool next_taken_values_slow(thread_view& v, bool direct_ran_out, T* istart, T* iend) {
     std::uint64_t first = 0, last = 0;
@@ -59,7 +59,7 @@ template <class T>
 }
 
 template <class T>
-[[gnu::noinline]] bool next_taken_values(thread_view& v, T* istart, T* iend) {
+[[gnu::always_inline]] inline bool next_taken_values(thread_view& v, T* istart, T* iend) {
     const loop::shared_loop::stepper& st = v.step;
     if (st.direct.next == nullptr) [[unlikely]]
         return next_taken_values_slow(v, false, istart, iend);
@@ -74,10 +74,17 @@ template <class T>
 // A next call: the taken loop's chunk, else libgomp's `Real` entry point (its table is read
 // only on that path).
 template <class T, class Real>
+[[gnu::noinline]] bool forward_next(T* istart, T* iend, Real real_fn, const char* name) {
+    return must<bool (*)(T*, T*)>(real_fn(), name)(istart, iend);
+}
+
+// Both paths end in a tail call or a return with no stack frame: a load of the view's loop,
+// a test, then the direct claim inline, or a jump.
+template <class T, class Real>
 bool next_or_forward(T* istart, T* iend, Real real_fn, const char* name) {
     thread_view& v = view();
     if (v.loop != nullptr) return next_taken_values(v, istart, iend);
-    return must<bool (*)(T*, T*)>(real_fn(), name)(istart, iend);
+    return forward_next(istart, iend, real_fn, name);
 }
 
 constexpr std::size_t at(loop_form f) { return static_cast<std::size_t>(f); }
