@@ -22,6 +22,8 @@
 
 namespace aloe::omp {
 
+struct team_region;  // team_region.hpp
+
 enum class site_kind : std::uint8_t { region, loop };
 
 struct omp_site {
@@ -64,6 +66,9 @@ struct omp_site {
     std::atomic<const char*> non_malleable{nullptr};  ///< why its thread count is the program's
     std::mutex chain_mutex;
     loop::policy_chain region_chain;  ///< what plans its thread count (region_threads())
+    /// A region object this site's last execution returned (team_region.hpp): the next one
+    /// takes it with one exchange instead of the pool's mutex. Null while one is running.
+    std::atomic<team_region*> spare_region{nullptr};
 };
 
 /// The site of the call whose return address is `address`; created on first use.

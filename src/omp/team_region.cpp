@@ -147,9 +147,10 @@ bool region_cancelled() noexcept {
 }
 
 team_region& acquire_region(omp_site& site, region_body body, void* data) {
-    region_pool& p = pool();
-    team_region* r = nullptr;
-    {
+    // The site's spare first (the common case: one execution at a time, not nested).
+    team_region* r = site.spare_region.exchange(nullptr, std::memory_order_acquire);
+    if (r == nullptr) {
+        region_pool& p = pool();
         std::lock_guard lock(p.mutex);
         if (!p.free.empty()) {
             r = p.free.back();
@@ -174,6 +175,9 @@ team_region& acquire_region(omp_site& site, region_body body, void* data) {
 }
 
 void release_region(team_region& r) noexcept {
+    team_region* none = nullptr;
+    if (r.site->spare_region.compare_exchange_strong(none, &r, std::memory_order_release, std::memory_order_relaxed))
+        return;
     region_pool& p = pool();
     std::lock_guard lock(p.mutex);
     p.free.push_back(&r);
@@ -183,7 +187,14 @@ namespace {
 
 void note_team(team_region& r, int threads) {
     // Every thread sees the same team size; the first to get here sizes the busy array
-    // (the others wait for it: nothing may index busy before it has room).
+    // (the others wait for it: nothing may index busy before it has room). Every thread
+    // writes its own entry before the join, so a busy array with room needs no filling:
+    // then one CAS publishes the size.
+    if (r.threads.load(std::memory_order_acquire) == 0 && r.busy.size() >= static_cast<std::size_t>(threads)) {
+        int none = 0;
+        r.threads.compare_exchange_strong(none, threads, std::memory_order_acq_rel, std::memory_order_acquire);
+        return;
+    }
     if (r.threads.load(std::memory_order_acquire) == 0) {
         std::lock_guard lock(r.mutex);
         if (r.threads.load(std::memory_order_relaxed) == 0) {
@@ -194,19 +205,52 @@ void note_team(team_region& r, int threads) {
     }
 }
 
-thread_view view_for(team_region& r) {
+// Makes `v` the view of a thread entering region `r`, in place: only the fields a view
+// outside any loop reads (the rest is written when the thread enters a loop).
+void enter_view(thread_view& v, team_region& r) {
     const real_gomp& g = real();
-    thread_view v;
     v.region = &r;
     v.thread = g.get_thread_num();
     v.threads = g.get_num_threads();
     v.level = g.get_level();
+    v.loops_met = 0;
+    v.loop = nullptr;
+    v.forwarded = nullptr;
     note_team(r, v.threads);
     if (r.preset_loop) {
         v.loops_met = 1;
         enter_taken(v, r.slots[0]);
     }
-    return v;
+}
+
+// A thread outside any region, loop or forwarded loop of aloe's: the common case of a
+// region's entry, which then needs no copy of the whole view (it is large: the taken
+// loop's stepper and map live in it).
+bool outside(const thread_view& v) noexcept { return v.region == nullptr && v.loop == nullptr && v.forwarded == nullptr; }
+
+void back_outside(thread_view& v) noexcept {
+    v.region = nullptr;
+    v.loop = nullptr;
+    v.forwarded = nullptr;
+    v.thread = 0;
+    v.threads = 1;
+    v.level = 0;
+    v.loops_met = 0;
+}
+
+
+
+}  // namespace
+
+namespace {
+
+void run_body(thread_view& v, team_region& r) {
+    const int me = v.thread;
+    const runtime::ticks t0 = runtime::now_ticks();
+    r.body(r.data);
+    const runtime::ticks t1 = runtime::now_ticks();
+    r.busy[static_cast<std::size_t>(me)] = t1 - t0;
+    if (tracing()) trace_event(trace_kind::region, *r.site, t0, t1, me, 0);
 }
 
 }  // namespace
@@ -214,21 +258,23 @@ thread_view view_for(team_region& r) {
 void region_entry(void* region) noexcept {
     team_region& r = *static_cast<team_region*>(region);
     thread_view& v = this_thread_view;
+    if (outside(v)) [[likely]] {
+        enter_view(v, r);
+        run_body(v, r);
+        back_outside(v);
+        return;
+    }
+    // Nested in something of aloe's (a region, a loop's body): the outer view comes back.
     const thread_view saved = v;
-    v = view_for(r);
-    const int me = v.thread;
-    const runtime::ticks t0 = runtime::now_ticks();
-    r.body(r.data);
-    const runtime::ticks t1 = runtime::now_ticks();
-    r.busy[static_cast<std::size_t>(me)] = t1 - t0;
-    if (tracing()) trace_event(trace_kind::region, *r.site, t0, t1, me, 0);
+    enter_view(v, r);
+    run_body(v, r);
     v = saved;
 }
 
 thread_view enter_region_as_master(team_region& r) {
     thread_view& v = this_thread_view;
     const thread_view saved = v;
-    v = view_for(r);
+    enter_view(v, r);
     return saved;
 }
 

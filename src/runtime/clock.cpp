@@ -33,6 +33,11 @@ constexpr auto calibration_interval = std::chrono::milliseconds(5);
 namespace clock_detail {
 bool use_tsc = tsc_is_invariant();
 
+// The calibration's first sample, taken when the library loads: by the first conversion the
+// program has usually run longer than the calibration interval, and nothing has to wait.
+const auto loaded_at = std::chrono::steady_clock::now();
+const ticks loaded_ticks = use_tsc ? now_ticks() : 0;
+
 ticks steady_ticks() noexcept {
     return static_cast<ticks>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -43,9 +48,11 @@ ticks steady_ticks() noexcept {
 double ticks_per_second() noexcept {
     static const double rate = [] {
         if (!clock_detail::use_tsc) return 1e9;
-        const auto t0 = std::chrono::steady_clock::now();
-        const ticks c0 = now_ticks();
-        auto t1 = t0;
+        // From the load-time sample; waits only for what is left of the interval (the first
+        // loop or region of a program that started less than 5 ms ago).
+        const auto t0 = clock_detail::loaded_at;
+        const ticks c0 = clock_detail::loaded_ticks;
+        auto t1 = std::chrono::steady_clock::now();
         while (t1 - t0 < calibration_interval) t1 = std::chrono::steady_clock::now();
         const ticks c1 = now_ticks();
         const double seconds = std::chrono::duration<double>(t1 - t0).count();

@@ -28,7 +28,8 @@ inline ticks now_ticks() noexcept {
     return clock_detail::steady_ticks();
 }
 
-/// Ticks per second (calibrated once, about 5 ms on the first call when rdtsc is used).
+/// Ticks per second (calibrated once when rdtsc is used: over the time since the library
+/// loaded, waiting on the first call only until 5 ms have passed since then).
 double ticks_per_second() noexcept;
 
 inline double ticks_to_seconds(ticks t) noexcept { return static_cast<double>(t) / ticks_per_second(); }
