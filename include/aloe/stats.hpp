@@ -100,6 +100,9 @@ struct site_stats {
     std::vector<thread_loop_stats> total;  ///< per thread, summed
     std::optional<tuning_stats> tuning;    ///< adaptive sites only
     std::vector<policy_status> policies;   ///< the site's policy chain, in order (may be empty)
+    /// Its counters' instance, e.g. "site#12": `/loop{site#12}/iterations` and so on
+    /// (read_counters); empty before its first parallel run or on the folded row.
+    std::string counters;
     std::uint64_t folded_sites = 0;  ///< the folded row: how many site records it sums; else 0
 
     /// How many times the program reached the loop: parallel, serial and empty runs.

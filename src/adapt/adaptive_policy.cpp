@@ -198,10 +198,26 @@ void adaptive_policy::watch_speeds(const run_facts& f) {
     else reason_ = why;
 }
 
+void adaptive_policy::read_counters_of(std::string_view instance) {
+    if (!instance.empty()) time_reader_.emplace("/loop{" + std::string(instance) + "}/time");
+}
+
+void adaptive_policy::observe(const loop::loop_outcome& o) {
+    if (time_reader_) {
+        const std::vector<counter_sample> d = time_reader_->delta();
+        if (d.size() == 1 && d.front().value > 0) return observe_run(o.records, static_cast<double>(d.front().value) * 1e-9);
+    }
+    observe(o.records, o.fork, o.join);
+}
+
 void adaptive_policy::observe(std::span<const loop::worker_record> records, runtime::ticks fork,
                               runtime::ticks join) {
+    observe_run(records, seconds_between(fork, join));
+}
+
+void adaptive_policy::observe_run(std::span<const loop::worker_record> records, double seconds) {
     run_facts f = facts_of(records);
-    f.seconds = seconds_between(fork, join);
+    f.seconds = seconds;
     ++invocations_;
     if (steps_.size() < options_.trace_limit)
         steps_.push_back({current_.to_string(), fs_, chunk_, f.seconds});
@@ -440,7 +456,9 @@ std::unique_ptr<loop::site_policy> make_policy(const loop::policy_site& site) {
     // ThreadSanitizer found). `measured` is written once, before `probed` is released.
     // Without probes (a loop_handle site, before any parallel_for), q and δ start at 0 and
     // come from the site's own runs.
-    return std::make_unique<adaptive_policy>(spec, probed.load(std::memory_order_acquire) ? measured : machine_probes{});
+    auto p = std::make_unique<adaptive_policy>(spec, probed.load(std::memory_order_acquire) ? measured : machine_probes{});
+    p->read_counters_of(site.counters);
+    return p;
 }
 
 void prepare(team& t) {

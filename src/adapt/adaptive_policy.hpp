@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -71,7 +72,9 @@ public:
     std::string_view name() const noexcept override { return "adaptive"; }
     bool serves(const schedule* spec) const noexcept override { return spec != nullptr && *spec == spec_; }
     void plan(std::uint64_t iterations, loop::loop_plan& p) override;
-    void observe(const loop::loop_outcome& o) override { observe(o.records, o.fork, o.join); }
+    /// The run's wall time is the delta of the site's `/loop{…}/time` counter (its own reader),
+    /// the per-thread facts come from the records; without counters, fork to join.
+    void observe(const loop::loop_outcome& o) override;
     policy_status status() const override;
     std::optional<tuning_stats> tuning() const override { return snapshot(); }
 
@@ -83,6 +86,8 @@ public:
     };
     choice choose(std::uint64_t iterations, int threads);
     void observe(std::span<const loop::worker_record> records, runtime::ticks fork, runtime::ticks join);
+    /// Reads the site's counters from now on (`instance`: site_counters::instance).
+    void read_counters_of(std::string_view instance);
     tuning_stats snapshot() const;
 
     /// The chunk for a dynamic part: the smallest whose dequeue (q) costs at most
@@ -107,7 +112,10 @@ private:
     double dequeue_s() const noexcept;
     std::int64_t dynamic_chunk(double fs) const noexcept;
 
+    void observe_run(std::span<const loop::worker_record> records, double seconds);
+
     schedule spec_;
+    std::optional<aloe::counter_reader> time_reader_;  ///< `/loop{site}/time`, its own baseline
     machine_probes probes_;
     adaptive_options options_;
 

@@ -39,7 +39,8 @@ loop_plan setup_site_run(any_schedule& out, site_state& st, const schedule& spec
     loop_plan plan;
     if (chain_applies(policy_scope::loop, &spec)) {
         lock.lock();
-        plan = st.chain.plan({policy_scope::loop, &spec, name}, count, available);
+        if (st.counters.instance.empty()) st.counters.register_for(st.record);
+        plan = st.chain.plan({policy_scope::loop, &spec, name, st.counters.instance}, count, available);
     } else {
         plan.run = spec;
         plan.threads = plan.available = available;
@@ -54,7 +55,10 @@ void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec
     commit_schedule(s, records, st.history);
     std::uint64_t iterations = 0;
     for (const worker_record& r : records) iterations += r.static_iterations + r.dynamic_iterations;
-    st.chain.observe({records, t0, t1, iterations});
+    // The counters first: the chain's readers see this run in their deltas.
+    if (st.counters.instance.empty()) st.counters.register_for(st.record);
+    st.counters.add_run(records, t0, t1);
+    st.chain.observe({records, t0, t1, iterations, st.counters.instance});
     st.stats.add_parallel(records, t0, t1, spec);
 }
 

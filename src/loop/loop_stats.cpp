@@ -242,6 +242,7 @@ std::string format_stats_json(const std::vector<site_stats>& sites) {
             }
             o << "]";
         }
+        if (!s.counters.empty()) o << ",\n     \"counters\": " << json_string(s.counters);
         if (s.folded_sites > 0) o << ",\n     \"folded_sites\": " << s.folded_sites;
         o << "}";
     }

@@ -62,7 +62,7 @@ bool chain_applies(policy_scope scope, const schedule* spec) noexcept {
 }
 
 void prepare_policies(team& t, const schedule& spec) {
-    const policy_site site{policy_scope::loop, &spec, {}};
+    const policy_site site{policy_scope::loop, &spec, {}, {}};
     for (const auto& k : kinds) {
         const policy_kind* p = k.load(std::memory_order_acquire);
         if (p != nullptr && p->prepare != nullptr && (!p->adaptive_only || is_adaptive(&spec)) && p->applies(site))

@@ -45,6 +45,9 @@ struct policy_site {
     policy_scope scope = policy_scope::loop;
     const schedule* spec = nullptr;  ///< loops: the schedule the program gave; regions: nullptr
     std::string_view name;           ///< the site's name (loop_site, or "module+0xOFFSET")
+    /// Loops: the site's counter instance (site_counters.hpp), registered before its first
+    /// plan: a link can make its counter_reader over `/loop{<counters>}/…` when it is made.
+    std::string_view counters;
 };
 
 /// What one run will use. Policies change it in chain order.
@@ -57,11 +60,16 @@ struct loop_plan {
 };
 
 /// One run, as the chain observes it after the join.
+/// One run, as the chain observes it after the join. The site's counters (site_counters.hpp)
+/// already hold it: a policy reads what it needs as deltas of its own counter_reader over
+/// `/loop{<counters>}/…` (its baseline, no one else's); the records carry what the registry
+/// has no instance for (each participant's static-part end, for lateness and speeds).
 struct loop_outcome {
     std::span<const worker_record> records;  ///< one per participant
     runtime::ticks fork = 0;
     runtime::ticks join = 0;
     std::uint64_t iterations = 0;
+    std::string_view counters;  ///< the site's counter instance; empty when it has none
 };
 
 /// One link of a site's chain.

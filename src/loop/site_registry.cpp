@@ -170,6 +170,7 @@ site_state& site_registry::locate_locked(const loop_site& site) {
         free_.pop_back();
     } else {
         s = pool_.emplace_back(std::make_unique<site_state>(stripes_[pool_.size() % site_lock_stripes].mutex)).get();
+        s->record = static_cast<std::uint32_t>(pool_.size() - 1);
     }
     // The record is on no lookup path (its generation was bumped when it was evicted, and
     // it is in no map), so its identity can be written without its own mutex.
@@ -242,6 +243,7 @@ site_stats snapshot_locked(const site_state& s) {
     site_stats out = s.stats.snapshot(s.display_name);
     out.tuning = s.chain.tuning();
     out.policies = s.chain.statuses();
+    out.counters = s.counters.instance;
     return out;
 }
 }  // namespace

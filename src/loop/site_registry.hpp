@@ -44,6 +44,7 @@
 
 #include "loop/loop_stats.hpp"
 #include "loop/policy_chain.hpp"
+#include "loop/site_counters.hpp"
 #include "runtime/arena.hpp"
 
 #include <aloe/loop_site.hpp>
@@ -90,6 +91,11 @@ struct site_state {
     site_history history;
     site_accumulator stats;
     policy_chain chain;  ///< the policies that plan its runs (policy_chain.hpp)
+    /// Its counters (site_counters.hpp): instance `site#<record>`, the record's, kept when the
+    /// record goes to another site (the registry never drops a counter; records are bounded
+    /// by ALOE_SITE_LIMIT, and so are these). site_stats::counters names it.
+    site_counters counters;
+    std::uint32_t record = 0;  ///< index in the registry's pool, fixed for the record's life
 
     // The registry's bookkeeping, on a line of its own: all that acquire()'s fast path
     // writes (users, twice per loop; last_use, once per new site in the program).

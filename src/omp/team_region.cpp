@@ -322,7 +322,7 @@ unsigned region_threads(omp_site& site, unsigned requested) {
         return static_cast<unsigned>(proposed);
     const int available = proposed > 0 ? proposed : real().get_max_threads();
     std::lock_guard lock(site.chain_mutex);
-    const loop::loop_plan plan = site.region_chain.plan({loop::policy_scope::region, nullptr, site.name}, 0, available);
+    const loop::loop_plan plan = site.region_chain.plan({loop::policy_scope::region, nullptr, site.name, {}}, 0, available);
     return static_cast<unsigned>(plan.threads);
 }
 

@@ -66,7 +66,7 @@ struct counter_spec {
 };
 
 inline constexpr std::uint32_t counters_per_chunk = 64;  // 512 bytes: 8 cache lines per chunk
-inline constexpr std::uint32_t max_counters = 65536;  // the interposer's 8192 loop and 8192 region sites × 3-4 each, and more
+inline constexpr std::uint32_t max_counters = 131072;  // the interposer's 8192 loop and 8192 region sites × 3-4 each, and more
 inline constexpr int max_counter_workers = max_num_threads;  // worker slots: one per possible thread
 
 namespace detail {

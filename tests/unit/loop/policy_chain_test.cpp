@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace aloe::loop {
 namespace {
@@ -96,6 +97,66 @@ TEST(LoopPolicyChain, LinksPlanInOrderAndSetTheThreadCount) {
     const auto after = aloe::stats_of(site);
     ASSERT_TRUE(after.has_value());
     EXPECT_EQ(after->last.size(), 4u);
+}
+
+// Counters are the feedback path: a link made for a site reads the run it observes as the
+// deltas of its own counter_reader over the site's instance, /loop{<site>}/….
+struct counter_reading final : site_policy {
+    aloe::counter_reader iterations, runs;
+    std::vector<std::uint64_t> seen_iterations, seen_runs, record_iterations;
+    explicit counter_reading(std::string_view instance)
+        : iterations("/loop{" + std::string(instance) + "}/iterations"),
+          runs("/loop{" + std::string(instance) + "}/parallel-runs") {}
+    std::string_view name() const noexcept override { return "counter-reading"; }
+    bool serves(const schedule*) const noexcept override { return true; }
+    void plan(std::uint64_t, loop_plan&) override {}
+    void observe(const loop_outcome& o) override {
+        const auto sum = [](const std::vector<aloe::counter_sample>& d) {
+            std::uint64_t v = 0;
+            for (const auto& s : d) v += s.value;
+            return v;
+        };
+        seen_iterations.push_back(sum(iterations.delta()));
+        seen_runs.push_back(sum(runs.delta()));
+        record_iterations.push_back(o.iterations);
+    }
+    policy_status status() const override { return {"counter-reading", policy_state::idle, "", 0}; }
+};
+
+counter_reading* last_reader = nullptr;
+std::string reader_instance;
+
+TEST(LoopPolicyChain, PoliciesReadTheRunAsCounterDeltas) {
+    static const policy_kind kind{"counter-reading",
+                                  [](const policy_site& s) noexcept { return s.name == "chain-test/counters"; },
+                                  [](const policy_site& s) -> std::unique_ptr<site_policy> {
+                                      reader_instance = std::string(s.counters);
+                                      auto p = std::make_unique<counter_reading>(s.counters);
+                                      last_reader = p.get();
+                                      return p;
+                                  },
+                                  nullptr, false};
+    registered a(&kind);
+    aloe::team t(2);
+    const aloe::loop_site site("chain-test/counters");
+    for (std::int64_t n : {100, 250, 40})
+        aloe::parallel_for(t, 0, n, aloe::schedule::dynamic(3), [](std::int64_t) {}, site);
+    ASSERT_NE(last_reader, nullptr);
+    const auto st = aloe::stats_of(site);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_EQ(reader_instance, st->counters) << "the link was made with the site's counter instance";
+    EXPECT_EQ(st->counters.rfind("site#", 0), 0u) << st->counters;
+    EXPECT_EQ(last_reader->seen_iterations, (std::vector<std::uint64_t>{100, 250, 40}));
+    EXPECT_EQ(last_reader->seen_runs, (std::vector<std::uint64_t>{1, 1, 1}));
+    EXPECT_EQ(last_reader->record_iterations, last_reader->seen_iterations);
+    // Anyone reads the same instance by name, with a unit.
+    const auto total = aloe::read_counter("/loop{" + st->counters + "}/iterations");
+    ASSERT_TRUE(total.has_value());
+    EXPECT_EQ(total->value, 390u);
+    const auto time = aloe::read_counter("/loop{" + st->counters + "}/time");
+    ASSERT_TRUE(time.has_value());
+    EXPECT_EQ(time->unit, aloe::counter_unit::nanoseconds);
+    EXPECT_NE(aloe::stats_json().find("\"counters\": \"" + st->counters + "\""), std::string::npos);
 }
 
 TEST(LoopPolicyChain, SitesItDoesNotApplyToKeepTheirTeam) {
