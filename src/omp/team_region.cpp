@@ -190,15 +190,20 @@ void note_team(team_region& r, int threads) {
     // (the others wait for it: nothing may index busy before it has room). Every thread
     // writes its own entry before the join, so a busy array with room needs no filling:
     // then one CAS publishes the size.
-    if (r.threads.load(std::memory_order_acquire) == 0 && r.busy.size() >= static_cast<std::size_t>(threads)) {
+    // The room is read through busy_room, never busy.size(): another thread may be resizing.
+    if (threads <= r.busy_room.load(std::memory_order_acquire)) {
         int none = 0;
-        r.threads.compare_exchange_strong(none, threads, std::memory_order_acq_rel, std::memory_order_acquire);
+        if (r.threads.load(std::memory_order_acquire) == 0)
+            r.threads.compare_exchange_strong(none, threads, std::memory_order_acq_rel, std::memory_order_acquire);
         return;
     }
     if (r.threads.load(std::memory_order_acquire) == 0) {
         std::lock_guard lock(r.mutex);
         if (r.threads.load(std::memory_order_relaxed) == 0) {
-            if (r.busy.size() < static_cast<std::size_t>(threads)) r.busy.resize(static_cast<std::size_t>(threads));
+            if (r.busy.size() < static_cast<std::size_t>(threads)) {
+                r.busy.resize(static_cast<std::size_t>(threads));
+                r.busy_room.store(threads, std::memory_order_release);
+            }
             std::fill_n(r.busy.begin(), threads, runtime::ticks{0});
             r.threads.store(threads, std::memory_order_release);
         }

@@ -116,6 +116,7 @@ struct team_region {
     std::uint64_t forward_from = no_forwarding;
     static constexpr std::uint64_t no_forwarding = ~std::uint64_t{0};
     std::vector<runtime::ticks> busy;  ///< per OpenMP thread, this execution
+    std::atomic<int> busy_room{0};     ///< busy.size(), published after a resize (it only grows)
 };
 
 /// What one thread knows about the region it is in (saved and restored around nested ones).
