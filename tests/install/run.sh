@@ -55,4 +55,16 @@ LD_LIBRARY_PATH=$libdir "$tmp/c_consumer"
     $(pkg-config --static --libs aloe | sed 's/-laloe\b/-l:libaloe.a/') -o "$tmp/c_consumer_static"
 "$tmp/c_consumer_static"
 
+# The installed `aloe run`: its interposer finds the installed libaloe.so beside it ($ORIGIN),
+# with no library path set, and takes an OpenMP program's dynamic loop.
+if [[ -x $prefix/bin/aloe ]] && printf '#include <omp.h>\nint main(void){long s=0;\n#pragma omp parallel for schedule(dynamic,4) reduction(+:s)\nfor(long i=0;i<1000;++i)s+=i;\nreturn s==499500?0:3;}\n' >"$tmp/omp_program.c" \
+   && "$cc" -fopenmp "$tmp/omp_program.c" -o "$tmp/omp_program" 2>/dev/null; then
+    step "installed aloe run on an OpenMP program"
+    out=$(env -u LD_LIBRARY_PATH "$prefix/bin/aloe" run --threads 2 --summary - -- "$tmp/omp_program" 2>&1) ||
+        { echo "$out"; echo "the installed aloe run failed"; exit 1; }
+    grep -q "aloe dynamic,chunk=4" <<<"$out" || { echo "$out"; echo "the loop was not taken by aloe"; exit 1; }
+    readelf -d "$(find "$prefix" -name libaloe-gomp.so -print -quit)" | grep -q 'R.*PATH.*\$ORIGIN' ||
+        { echo "libaloe-gomp.so does not look for libaloe.so beside itself"; exit 1; }
+fi
+
 step "ok"
