@@ -57,7 +57,7 @@ void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec
     for (const worker_record& r : records) iterations += r.static_iterations + r.dynamic_iterations;
     // The counters first: the chain's readers see this run in their deltas.
     if (st.counters.instance.empty()) st.counters.register_for(st.record);
-    st.counters.add_run(records, t0, t1);
+    count_loop(records, t0, t1, st.counters);
     st.chain.observe({records, t0, t1, iterations, st.counters.instance});
     st.stats.add_parallel(records, t0, t1, spec);
 }

@@ -43,8 +43,8 @@ void commit_schedule(const any_schedule& s, std::span<const worker_record> recor
 loop_plan setup_site_run(any_schedule& out, site_state& st, const schedule& spec, std::uint64_t count, int available,
                          runtime::arena& scratch, std::string_view name);
 
-/// After the join, under st.mutex: the schedule's history, the chain's observation and the
-/// site's statistics, from the workers' records (fork at t0, join done at t1).
+/// After the join, under st.mutex: the schedule's history, the counters (count_loop), the
+/// chain's observation and the site's statistics, from the workers' records (fork at t0, join done at t1).
 void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec, std::span<const worker_record> records,
                      runtime::ticks t0, runtime::ticks t1);
 

@@ -106,7 +106,6 @@ void run_on(loop::site_state& st, const iteration_space& space, const schedule& 
         std::lock_guard lock(st.mutex);
         commit_site_run(sched, st, s, records, t0, t1);
     }
-    count_loop(records, t0, t1);
 }
 
 }  // namespace
@@ -139,7 +138,7 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
         });
         return;
     }
-    if (p > 1 && !runtime::worker_team::in_job()) prepare_policies(t, s);
+    if (p > 1 && !runtime::worker_team::in_job() && chain_applies(policy_scope::loop, &s)) prepare_policies(t, s);
     if (p == 1 || !workers.try_acquire()) {
         run_serial(st, n, s, fn, ctx);
         return;

@@ -154,21 +154,32 @@ site_stats site_accumulator::snapshot(const std::string& name) const {
     return s;
 }
 
-void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1) {
+void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1, const site_counters& site) {
     loop_counters& c = counters();
     // Worker w's share goes to /threads{locality#0/worker-thread#w}/…, in this thread's own
-    // lane for w (runtime/counters.hpp): plain stores, no shared line, once per loop.
+    // lane for w (runtime/counters.hpp): plain stores, no shared line, once per loop. The
+    // same pass sums the site's totals.
+    site_counters::run_totals sum;
     for (std::size_t w = 0; w < records.size(); ++w) {
         const worker_record& r = records[w];
         const int worker = static_cast<int>(w);
-        c.iterations.add_for_worker(worker, r.static_iterations + r.dynamic_iterations);
+        const std::uint64_t iterations = r.static_iterations + r.dynamic_iterations;
+        const std::uint64_t busy = runtime::ticks_to_ns(span_of(r.start, r.end));
+        const std::uint64_t wait = runtime::ticks_to_ns(span_of(r.end, t1));
+        c.iterations.add_for_worker(worker, iterations);
         c.chunks.add_for_worker(worker, r.chunks);
         c.steals.add_for_worker(worker, r.steals);
-        c.busy_ns.add_for_worker(worker, runtime::ticks_to_ns(span_of(r.start, r.end)));
-        c.wait_ns.add_for_worker(worker, runtime::ticks_to_ns(span_of(r.end, t1)));
+        c.busy_ns.add_for_worker(worker, busy);
+        c.wait_ns.add_for_worker(worker, wait);
+        sum.iterations += iterations;
+        sum.chunks += r.chunks;
+        sum.steals += r.steals;
+        sum.busy_ns += busy;
+        sum.wait_ns += wait;
     }
-    (void)t0;
+    sum.time_ns = runtime::ticks_to_ns(span_of(t0, t1));
     c.parallel_runs.add(1);
+    site.add_run(sum);
 }
 
 void count_serial_loop(std::uint64_t iterations) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "loop/chunk.hpp"
+#include "loop/site_counters.hpp"
 
 #include <aloe/schedule.hpp>
 #include <aloe/stats.hpp>
@@ -67,8 +68,10 @@ private:
     std::vector<thread_ticks> total_;
 };
 
-/// Loop-layer counters ("loop.*"), folded once per loop by the thread that ran it.
-void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1);
+/// One parallel run into the counters, once per loop by the thread that commits it: the
+/// per-worker ones (/threads{…}/…, /loop{locality#0/total}/parallel-runs) and the site's
+/// (site_counters.hpp), from one pass over the records.
+void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1, const site_counters& site);
 void count_serial_loop(std::uint64_t iterations);
 void count_empty_loop();
 

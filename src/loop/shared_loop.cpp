@@ -111,7 +111,6 @@ void shared_loop::finish_thread() {
         std::lock_guard lock(site_->mutex);
         commit_site_run(sched_, *site_, spec_, records_, t0_, t1);
     }
-    count_loop(records_, t0_, t1);
 }
 
 }  // namespace aloe::loop

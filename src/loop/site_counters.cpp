@@ -23,23 +23,14 @@ void site_counters::register_for(std::uint32_t record) {
     }
 }
 
-void site_counters::add_run(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1) const noexcept {
-    std::uint64_t its = 0, chs = 0, sts = 0;
-    runtime::ticks busy_t = 0, wait_t = 0;
-    for (const worker_record& r : records) {
-        its += r.static_iterations + r.dynamic_iterations;
-        chs += r.chunks;
-        sts += r.steals;
-        if (r.end > r.start) busy_t += r.end - r.start;
-        if (t1 > r.end) wait_t += t1 - r.end;
-    }
+void site_counters::add_run(const run_totals& t) const noexcept {
     runs.add(1);
-    iterations.add(its);
-    chunks.add(chs);
-    steals.add(sts);
-    time.add(runtime::ticks_to_ns(t1 > t0 ? t1 - t0 : 0));
-    busy.add(runtime::ticks_to_ns(busy_t));
-    wait.add(runtime::ticks_to_ns(wait_t));
+    iterations.add(t.iterations);
+    chunks.add(t.chunks);
+    steals.add(t.steals);
+    time.add(t.time_ns);
+    busy.add(t.busy_ns);
+    wait.add(t.wait_ns);
 }
 
 }  // namespace aloe::loop

@@ -9,10 +9,9 @@
 // a policy's counter_reader (policy_chain.hpp: loop_outcome::counters), a printer.
 #pragma once
 
-#include "loop/chunk.hpp"
 #include "runtime/counters.hpp"
 
-#include <span>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -25,8 +24,11 @@ struct site_counters {
     /// Under the site's mutex, once per record (instance `site#<record>`). A full registry
     /// leaves the handles disabled (adds dropped) and says so once (W304).
     void register_for(std::uint32_t record);
-    /// One run: the participants' records, fork at t0, join at t1.
-    void add_run(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1) const noexcept;
+    /// One run's sums over its participants (loop_stats.cpp's count_loop makes them).
+    struct run_totals {
+        std::uint64_t iterations = 0, chunks = 0, steals = 0, busy_ns = 0, wait_ns = 0, time_ns = 0;
+    };
+    void add_run(const run_totals& t) const noexcept;
 };
 
 }  // namespace aloe::loop

@@ -45,32 +45,6 @@ bool take_or_forward(const void* ra, const loop_request& req, const iteration_ma
     return true;
 }
 
-// A taken loop's next chunk, as values, inlined into the entry point: the `dynamic` path (the
-// driver's direct claim) needs no stack frame and writes the bounds straight to the
-// caller's variables; every other case is a tail call to the out-of-line slow path, so the
-// forwarding path stays a load, a test and a tail call too.
-template <class T>
-[[gnu::noinline]] bool next_taken_values_slow(thread_view& v, bool direct_ran_out, T* istart, T* iend) {
-    std::uint64_t first = 0, last = 0;
-    if (!next_taken_slow(v, direct_ran_out, first, last)) return false;
-    *istart = static_cast<T>(first);
-    *iend = static_cast<T>(last);
-    return true;
-}
-
-template <class T>
-[[gnu::always_inline]] inline bool next_taken_values(thread_view& v, T* istart, T* iend) {
-    const loop::shared_loop::stepper& st = v.step;
-    if (st.direct.next == nullptr) [[unlikely]]
-        return next_taken_values_slow(v, false, istart, iend);
-    std::uint64_t b, e;
-    if (!loop::claim_direct(st.direct, *st.part, b, e)) [[unlikely]]
-        return next_taken_values_slow(v, true, istart, iend);
-    *istart = static_cast<T>(v.map.start + b * v.map.incr);
-    *iend = static_cast<T>(e == v.map.count ? v.map.end : v.map.start + e * v.map.incr);
-    return true;
-}
-
 // A next call: the taken loop's chunk, else libgomp's `Real` entry point (its table is read
 // only on that path).
 template <class T, class Real>
@@ -83,7 +57,7 @@ template <class T, class Real>
 template <class T, class Real>
 bool next_or_forward(T* istart, T* iend, Real real_fn, const char* name) {
     thread_view& v = view();
-    if (v.loop != nullptr) return next_taken_values(v, istart, iend);
+    if (v.loop != nullptr) return next_taken(v, istart, iend);  // inline: loop_takeover.hpp
     return forward_next(istart, iend, real_fn, name);
 }
 

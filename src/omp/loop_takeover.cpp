@@ -240,7 +240,7 @@ taken_start start_taken(omp_site& site, const iteration_map& map, const loop_dec
     loop_slot* s = join_loop(v, [&](loop_slot& slot) { fill_slot(slot, site, map, d); });
     if (s == nullptr) return taken_start::forward;
     enter_taken(v, *s);
-    return next_taken(v, first, last) ? taken_start::chunk : taken_start::no_chunk;
+    return next_taken(v, &first, &last) ? taken_start::chunk : taken_start::no_chunk;
 }
 
 void enter_taken(thread_view& v, loop_slot& s) {

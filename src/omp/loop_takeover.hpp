@@ -123,21 +123,33 @@ taken_start start_taken(omp_site& site, const iteration_map& map, const loop_dec
 /// and aloe's that hand chunks out in order, never do (stepper::ends_in_order).
 ///
 /// Per chunk of a `dynamic` loop: one fetch_add on the loop's counter (the driver's direct
-/// claim, inlined here with the bounds), the participant's two tallies on its own line;
-/// every other schedule, the final chunk held back and the end go through the slow path.
-/// `direct_ran_out`: the direct claim found the counter exhausted (claim no more).
+/// claim), one increment on the participant's own line, the bounds written straight to the
+/// caller's variables (`T`: the entry point's long or unsigned long long) with no stack
+/// frame; every other schedule, the final chunk held back and the end are a tail call to
+/// the out-of-line slow path. `direct_ran_out`: the direct claim found the counter exhausted
+/// (claim no more).
 bool next_taken_slow(thread_view& v, bool direct_ran_out, std::uint64_t& first, std::uint64_t& last);
 
-inline bool next_taken(thread_view& v, std::uint64_t& first, std::uint64_t& last) {
+template <class T>
+[[gnu::noinline]] bool next_taken_slow_into(thread_view& v, bool direct_ran_out, T* first, T* last) {
+    std::uint64_t f = 0, l = 0;
+    if (!next_taken_slow(v, direct_ran_out, f, l)) return false;
+    *first = static_cast<T>(f);
+    *last = static_cast<T>(l);
+    return true;
+}
+
+template <class T>
+[[gnu::always_inline]] inline bool next_taken(thread_view& v, T* first, T* last) {
     const loop::shared_loop::stepper& st = v.step;
-    if (st.direct.next != nullptr) [[likely]] {
-        std::uint64_t b = 0, e = 0;
-        if (!loop::claim_direct(st.direct, *st.part, b, e)) return next_taken_slow(v, true, first, last);
-        first = v.map.start + b * v.map.incr;
-        last = e == v.map.count ? v.map.end : v.map.start + e * v.map.incr;
-        return true;
-    }
-    return next_taken_slow(v, false, first, last);
+    if (st.direct.next == nullptr) [[unlikely]]
+        return next_taken_slow_into(v, false, first, last);
+    std::uint64_t b, e;
+    if (!loop::claim_direct(st.direct, *st.part, b, e)) [[unlikely]]
+        return next_taken_slow_into(v, true, first, last);
+    *first = static_cast<T>(v.map.start + b * v.map.incr);
+    *last = static_cast<T>(e == v.map.count ? v.map.end : v.map.start + e * v.map.incr);
+    return true;
 }
 
 /// Forwarded loop: counted (by OpenMP thread 0 of the team that runs it) and timed from

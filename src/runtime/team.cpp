@@ -258,9 +258,8 @@ void worker_team::run(job_fn job, void* ctx, int k) noexcept {
 int worker_team::claim_idle(int most, claimed& out) noexcept {
     out.workers.clear();
     if (most <= 0 || !usable()) return 0;
-    // Start after the caller's own mailbox (spreads concurrent claimers), skip box 0.
-    for (int i = 1; i < size_ && static_cast<int>(out.workers.size()) < most; ++i) {
-        const int w = i;
+    // Box 0 has no worker (participant 0 is the holder).
+    for (int w = 1; w < size_ && static_cast<int>(out.workers.size()) < most; ++w) {
         std::uint32_t expected = idle;
         if (boxes_[static_cast<std::size_t>(w)].state.compare_exchange_strong(
                 expected, claimed_state, std::memory_order_acquire, std::memory_order_relaxed)) {
