@@ -26,32 +26,23 @@ struct alignas(runtime::cache_line) participant {
     worker_cursor cursor;
     stage at = stage::not_started;
     bool closed = false;  ///< its account is folded (shared_loop: the thread called finish)
-    runtime::ticks start = 0;
-    runtime::ticks static_end = 0;
-    std::uint64_t static_iterations = 0;
-    std::uint64_t dynamic_iterations = 0;
-    std::uint64_t chunks = 0;
-    std::uint64_t steals = 0;
-    /// Claiming directly (claim_direct): the chunk size, and how many iterations short of it
-    /// the loop's final chunk was if this participant took it; its dynamic iterations are
-    /// then chunks · direct_chunk − direct_short, counted once at close, not per chunk.
+    /// Its record as it fills (all but `end`). Claiming directly (claim_direct) counts chunks
+    /// only: the dynamic iterations are then chunks · direct_chunk − direct_short (how many
+    /// the loop's final chunk lacked, if this participant took it), worked out when read.
+    worker_record account;
     std::uint64_t direct_chunk = 0;
     std::uint64_t direct_short = 0;
 
-    void reset(int id) noexcept {
-        *this = participant{};
-        cursor.id = id;
+    std::uint64_t dynamic_iterations() const noexcept {
+        return account.dynamic_iterations + account.chunks * direct_chunk - direct_short;
     }
+    std::uint64_t iterations() const noexcept { return account.static_iterations + dynamic_iterations(); }
 
     /// The participant ran out at `end`: its account, once, into `rec`.
     void close(runtime::ticks end, worker_record& rec) const noexcept {
-        rec.start = start;
-        rec.static_end = static_end;
+        rec = account;
         rec.end = end;
-        rec.static_iterations = static_iterations;
-        rec.dynamic_iterations = dynamic_iterations + chunks * direct_chunk - direct_short;
-        rec.chunks = chunks;
-        rec.steals = steals;
+        rec.dynamic_iterations = dynamic_iterations();
     }
 };
 
@@ -62,23 +53,23 @@ inline bool step(S& s, participant& p, chunk& c) noexcept {
     switch (p.at) {
         case stage::dynamic_part:
             if (const take t = s.next_dynamic(p.cursor, c); t != take::none) [[likely]] {
-                p.dynamic_iterations += c.end - c.begin;
-                ++p.chunks;
-                p.steals += t == take::stolen ? 1 : 0;
+                p.account.dynamic_iterations += c.end - c.begin;
+                ++p.account.chunks;
+                p.account.steals += t == take::stolen ? 1 : 0;
                 return true;
             }
             p.at = stage::done;
             return false;
         case stage::not_started:
-            p.start = runtime::now_ticks();
+            p.account.start = runtime::now_ticks();
             p.at = stage::static_part;
             [[fallthrough]];
         case stage::static_part:
             if (s.next_static(p.cursor, c)) {
-                p.static_iterations += c.end - c.begin;
+                p.account.static_iterations += c.end - c.begin;
                 return true;
             }
-            p.static_end = runtime::now_ticks();
+            p.account.static_end = runtime::now_ticks();
             p.at = stage::dynamic_part;
             return step(s, p, c);
         case stage::done: return false;
@@ -107,7 +98,7 @@ inline bool claim_direct(const direct_counter& d, participant& p, std::uint64_t&
     } else {
         end = b + d.chunk;
     }
-    ++p.chunks;
+    ++p.account.chunks;
     return true;
 }
 
@@ -125,13 +116,13 @@ bool step_erased(void* s, participant& p, chunk& c) noexcept {
 template <class S, class Body>
 inline void run_participant(S& s, participant& p, Body&& body) noexcept {
     chunk c;
-    p.start = runtime::now_ticks();
+    p.account.start = runtime::now_ticks();
     std::uint64_t static_iterations = 0;
     while (s.next_static(p.cursor, c)) {
         body(c);
         static_iterations += c.end - c.begin;
     }
-    p.static_end = runtime::now_ticks();
+    p.account.static_end = runtime::now_ticks();
     std::uint64_t dynamic_iterations = 0, chunks = 0, steals = 0;
     for (take t; (t = s.next_dynamic(p.cursor, c)) != take::none;) {
         body(c);
@@ -139,10 +130,10 @@ inline void run_participant(S& s, participant& p, Body&& body) noexcept {
         ++chunks;
         steals += t == take::stolen ? 1 : 0;
     }
-    p.static_iterations = static_iterations;
-    p.dynamic_iterations = dynamic_iterations;
-    p.chunks = chunks;
-    p.steals = steals;
+    p.account.static_iterations = static_iterations;
+    p.account.dynamic_iterations = dynamic_iterations;
+    p.account.chunks = chunks;
+    p.account.steals = steals;
     p.at = participant::stage::done;
 }
 

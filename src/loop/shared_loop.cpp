@@ -40,7 +40,7 @@ shared_loop::stepper shared_loop::stepper_for(int thread, int threads) {
                 if constexpr (std::is_same_v<S, dynamic_chunks>) {
                     if (std::atomic<std::uint64_t>* next = s.direct_next()) {
                         out.direct = {next, s.chunk_size(), s.count()};
-                        p.start = p.static_end = runtime::now_ticks();  // no static part
+                        p.account.start = p.account.static_end = runtime::now_ticks();  // no static part
                         p.at = participant::stage::dynamic_part;
                         p.direct_chunk = s.chunk_size();
                     }

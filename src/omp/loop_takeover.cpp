@@ -305,7 +305,7 @@ bool leave_current_loop(thread_view& v) {
     if (loop_slot* s = v.loop) {
         if (tracing())
             trace_event(trace_kind::loop_taken, *s->site, v.loop_t0, runtime::now_ticks(), v.thread,
-                        v.step.part->static_iterations + v.step.part->dynamic_iterations);
+                        v.step.part->iterations());
         v.loop = nullptr;
         leave_loop(*v.region, *s, v.threads);
         return true;
