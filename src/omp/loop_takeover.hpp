@@ -130,8 +130,10 @@ taken_start start_taken(omp_site& site, const iteration_map& map, const loop_dec
 /// (claim no more).
 bool next_taken_slow(thread_view& v, bool direct_ran_out, std::uint64_t& first, std::uint64_t& last);
 
+// The caller's two pointers stay in the registers they came in (first, second argument):
+// the fast path below then needs no moves.
 template <class T>
-[[gnu::noinline]] bool next_taken_slow_into(thread_view& v, bool direct_ran_out, T* first, T* last) {
+[[gnu::noinline]] bool next_taken_slow_into(T* first, T* last, bool direct_ran_out, thread_view& v) {
     std::uint64_t f = 0, l = 0;
     if (!next_taken_slow(v, direct_ran_out, f, l)) return false;
     *first = static_cast<T>(f);
@@ -143,10 +145,10 @@ template <class T>
 [[gnu::always_inline]] inline bool next_taken(thread_view& v, T* first, T* last) {
     const loop::shared_loop::stepper& st = v.step;
     if (st.direct.next == nullptr) [[unlikely]]
-        return next_taken_slow_into(v, false, first, last);
+        return next_taken_slow_into(first, last, false, v);
     std::uint64_t b, e;
     if (!loop::claim_direct(st.direct, *st.part, b, e)) [[unlikely]]
-        return next_taken_slow_into(v, true, first, last);
+        return next_taken_slow_into(first, last, true, v);
     *first = static_cast<T>(v.map.start + b * v.map.incr);
     *last = static_cast<T>(e == v.map.count ? v.map.end : v.map.start + e * v.map.incr);
     return true;
