@@ -62,4 +62,10 @@ void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec
     st.stats.add_parallel(records, t0, t1, spec);
 }
 
+void commit_site_runs(site_state& st, const schedule& spec, const run_sums& runs) {
+    if (st.counters.instance.empty()) st.counters.register_for(st.record);
+    count_runs(runs, st.counters);
+    st.stats.add_parallel_runs(runs, spec);
+}
+
 }  // namespace aloe::loop

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "loop/schedules/dynamic.hpp"
+#include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
 #include "loop/schedules/guided.hpp"
 #include "loop/schedules/hybrid.hpp"
@@ -47,5 +48,8 @@ loop_plan setup_site_run(any_schedule& out, site_state& st, const schedule& spec
 /// chain's observation and the site's statistics, from the workers' records (fork at t0, join done at t1).
 void commit_site_run(const any_schedule& s, site_state& st, const schedule& spec, std::span<const worker_record> records,
                      runtime::ticks t0, runtime::ticks t1);
+/// Under st.mutex: runs summed in a batch (shared_loop's batched commits) into the counters
+/// and the site's statistics. For runs no policy observed, of a schedule with no history.
+void commit_site_runs(site_state& st, const schedule& spec, const run_sums& runs);
 
 }  // namespace aloe::loop

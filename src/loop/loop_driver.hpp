@@ -89,15 +89,19 @@ struct direct_counter {
 /// the chunk [begin, end) as two values (they stay in registers on the caller's hot path).
 /// Per chunk: one fetch_add and one increment on the participant's own line.
 inline bool claim_direct(const direct_counter& d, participant& p, std::uint64_t& begin, std::uint64_t& end) noexcept {
-    const std::uint64_t b = d.next->fetch_add(d.chunk, std::memory_order_relaxed);
-    if (b >= d.count) return false;
+    // Read before the atomic, which the compiler may not move plain loads across: kept in
+    // registers, not read again after it.
+    const std::uint64_t chunk = d.chunk, count = d.count;
+    const std::uint64_t b = d.next->fetch_add(chunk, std::memory_order_relaxed);
+    if (b >= count) return false;
     begin = b;
-    if (d.count - b < d.chunk) [[unlikely]] {
-        end = d.count;
-        p.direct_short = d.chunk - (d.count - b);
-    } else {
-        end = b + d.chunk;
+    // No wrap-around: a schedule whose counter could wrap offers no direct claim.
+    std::uint64_t e = b + chunk;
+    if (e > count) [[unlikely]] {
+        p.direct_short = e - count;
+        e = count;
     }
+    end = e;
     ++p.account.chunks;
     return true;
 }

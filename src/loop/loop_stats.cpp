@@ -24,6 +24,15 @@ thread_loop_stats to_seconds(const thread_ticks& t) {
     return s;
 }
 
+void add_to(thread_ticks& sum, const thread_ticks& t) noexcept {
+    sum.static_t += t.static_t;
+    sum.dynamic_t += t.dynamic_t;
+    sum.wait_t += t.wait_t;
+    sum.iterations += t.iterations;
+    sum.chunks += t.chunks;
+    sum.steals += t.steals;
+}
+
 // Ticks between two readings; a worker that did nothing may have equal stamps.
 runtime::ticks span_of(runtime::ticks from, runtime::ticks to) { return to > from ? to - from : 0; }
 
@@ -63,13 +72,11 @@ loop_counters& counters() {
 
 }  // namespace
 
-void site_accumulator::add_parallel(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1,
-                                    const schedule& used) {
-    last_schedule_ = used;
+void run_sums::add_run(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1) {
     const std::size_t p = records.size();
-    if (last_.size() != p) {
-        last_.assign(p, {});
-        if (total_.size() < p) total_.resize(p);
+    if (last.size() != p) {
+        last.assign(p, {});
+        if (total.size() < p) total.resize(p);
     }
     runtime::ticks busy_max = 0;
     runtime::ticks busy_sum = 0;
@@ -82,31 +89,57 @@ void site_accumulator::add_parallel(std::span<const worker_record> records, runt
         t.iterations = r.static_iterations + r.dynamic_iterations;
         t.chunks = r.chunks;
         t.steals = r.steals;
-        last_[w] = t;
-        thread_ticks& sum = total_[w];
-        sum.static_t += t.static_t;
-        sum.dynamic_t += t.dynamic_t;
-        sum.wait_t += t.wait_t;
-        sum.iterations += t.iterations;
-        sum.chunks += t.chunks;
-        sum.steals += t.steals;
-        iterations_ += t.iterations;
+        last[w] = t;
+        add_to(total[w], t);
+        iterations += t.iterations;
         const runtime::ticks busy = t.static_t + t.dynamic_t;
         busy_max = std::max(busy_max, busy);
         busy_sum += busy;
     }
-    imbalance_last_ = busy_sum > 0 ? static_cast<double>(busy_max) * static_cast<double>(p) / static_cast<double>(busy_sum)
-                                   : 1.0;
-    imbalance_sum_ += imbalance_last_;
-    ++invocations_;
-    last_t_ = span_of(t0, t1);
-    total_t_ += last_t_;
+    imbalance_last = busy_sum > 0 ? static_cast<double>(busy_max) * static_cast<double>(p) / static_cast<double>(busy_sum)
+                                  : 1.0;
+    imbalance_sum += imbalance_last;
+    ++runs;
+    last_t = span_of(t0, t1);
+    total_t += last_t;
+}
+
+void run_sums::merge(const run_sums& later) {
+    if (later.runs == 0) return;
+    if (total.size() < later.total.size()) total.resize(later.total.size());
+    for (std::size_t w = 0; w < later.total.size(); ++w) add_to(total[w], later.total[w]);
+    last = later.last;
+    runs += later.runs;
+    iterations += later.iterations;
+    total_t += later.total_t;
+    last_t = later.last_t;
+    imbalance_sum += later.imbalance_sum;
+    imbalance_last = later.imbalance_last;
+}
+
+void run_sums::clear() noexcept {
+    runs = iterations = 0;
+    total_t = last_t = 0;
+    imbalance_sum = imbalance_last = 0;
+    last.clear();
+    total.clear();
+}
+
+void site_accumulator::add_parallel(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1,
+                                    const schedule& used) {
+    last_schedule_ = used;
+    parallel_.add_run(records, t0, t1);
+}
+
+void site_accumulator::add_parallel_runs(const run_sums& runs, const schedule& used) {
+    last_schedule_ = used;
+    parallel_.merge(runs);
 }
 
 void site_accumulator::add_serial(std::uint64_t iterations, const schedule& used) {
     last_schedule_ = used;
     ++serial_invocations_;
-    iterations_ += iterations;
+    serial_iterations_ += iterations;
 }
 
 void site_accumulator::add_empty(const schedule& used) {
@@ -116,12 +149,12 @@ void site_accumulator::add_empty(const schedule& used) {
 
 void site_accumulator::fold_into(folded_totals& into) const {
     ++into.sites;
-    into.invocations += invocations_;
+    into.invocations += parallel_.runs;
     into.serial_invocations += serial_invocations_;
     into.empty_invocations += empty_invocations_;
-    into.iterations += iterations_;
-    into.total_t += total_t_;
-    into.imbalance_sum += imbalance_sum_;
+    into.iterations += parallel_.iterations + serial_iterations_;
+    into.total_t += parallel_.total_t;
+    into.imbalance_sum += parallel_.imbalance_sum;
 }
 
 site_stats folded_totals::snapshot() const {
@@ -141,44 +174,68 @@ site_stats site_accumulator::snapshot(const std::string& name) const {
     site_stats s;
     s.site = name;
     s.schedule = last_schedule_.to_string();
-    s.invocations = invocations_;
+    const run_sums& p = parallel_;
+    s.invocations = p.runs;
     s.serial_invocations = serial_invocations_;
     s.empty_invocations = empty_invocations_;
-    s.iterations = iterations_;
-    s.total_s = runtime::ticks_to_seconds(total_t_);
-    s.last_s = runtime::ticks_to_seconds(last_t_);
-    s.imbalance_last = imbalance_last_;
-    s.imbalance_mean = invocations_ > 0 ? imbalance_sum_ / static_cast<double>(invocations_) : 0.0;
-    for (const thread_ticks& t : last_) s.last.push_back(to_seconds(t));
-    for (const thread_ticks& t : total_) s.total.push_back(to_seconds(t));
+    s.iterations = p.iterations + serial_iterations_;
+    s.total_s = runtime::ticks_to_seconds(p.total_t);
+    s.last_s = runtime::ticks_to_seconds(p.last_t);
+    s.imbalance_last = p.imbalance_last;
+    s.imbalance_mean = p.runs > 0 ? p.imbalance_sum / static_cast<double>(p.runs) : 0.0;
+    for (const thread_ticks& t : p.last) s.last.push_back(to_seconds(t));
+    for (const thread_ticks& t : p.total) s.total.push_back(to_seconds(t));
     return s;
 }
 
+namespace {
+
+// Worker w's share goes to /threads{locality#0/worker-thread#w}/…, in this thread's own
+// lane for w (runtime/counters.hpp): plain stores, no shared line; the same pass sums the
+// site's totals.
+void count_worker(loop_counters& c, int worker, const thread_ticks& t, site_counters::run_totals& sum) {
+    const std::uint64_t busy = runtime::ticks_to_ns(t.static_t + t.dynamic_t);
+    const std::uint64_t wait = runtime::ticks_to_ns(t.wait_t);
+    c.iterations.add_for_worker(worker, t.iterations);
+    c.chunks.add_for_worker(worker, t.chunks);
+    c.steals.add_for_worker(worker, t.steals);
+    c.busy_ns.add_for_worker(worker, busy);
+    c.wait_ns.add_for_worker(worker, wait);
+    sum.iterations += t.iterations;
+    sum.chunks += t.chunks;
+    sum.steals += t.steals;
+    sum.busy_ns += busy;
+    sum.wait_ns += wait;
+}
+
+}  // namespace
+
 void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1, const site_counters& site) {
     loop_counters& c = counters();
-    // Worker w's share goes to /threads{locality#0/worker-thread#w}/…, in this thread's own
-    // lane for w (runtime/counters.hpp): plain stores, no shared line, once per loop. The
-    // same pass sums the site's totals.
     site_counters::run_totals sum;
     for (std::size_t w = 0; w < records.size(); ++w) {
         const worker_record& r = records[w];
-        const int worker = static_cast<int>(w);
-        const std::uint64_t iterations = r.static_iterations + r.dynamic_iterations;
-        const std::uint64_t busy = runtime::ticks_to_ns(span_of(r.start, r.end));
-        const std::uint64_t wait = runtime::ticks_to_ns(span_of(r.end, t1));
-        c.iterations.add_for_worker(worker, iterations);
-        c.chunks.add_for_worker(worker, r.chunks);
-        c.steals.add_for_worker(worker, r.steals);
-        c.busy_ns.add_for_worker(worker, busy);
-        c.wait_ns.add_for_worker(worker, wait);
-        sum.iterations += iterations;
-        sum.chunks += r.chunks;
-        sum.steals += r.steals;
-        sum.busy_ns += busy;
-        sum.wait_ns += wait;
+        thread_ticks t;
+        t.static_t = span_of(r.start, r.end);  // busy: the whole span
+        t.wait_t = span_of(r.end, t1);
+        t.iterations = r.static_iterations + r.dynamic_iterations;
+        t.chunks = r.chunks;
+        t.steals = r.steals;
+        count_worker(c, static_cast<int>(w), t, sum);
     }
     sum.time_ns = runtime::ticks_to_ns(span_of(t0, t1));
     c.parallel_runs.add(1);
+    site.add_run(sum);
+}
+
+void count_runs(const run_sums& runs, const site_counters& site) {
+    if (runs.runs == 0) return;
+    loop_counters& c = counters();
+    site_counters::run_totals sum;
+    sum.runs = runs.runs;
+    for (std::size_t w = 0; w < runs.total.size(); ++w) count_worker(c, static_cast<int>(w), runs.total[w], sum);
+    sum.time_ns = runtime::ticks_to_ns(runs.total_t);
+    c.parallel_runs.add(runs.runs);
     site.add_run(sum);
 }
 

@@ -61,6 +61,9 @@ void shared_loop::finish(int thread) noexcept {
 }
 
 void shared_loop::reset(std::uint64_t count, const schedule& spec, site_state& site) {
+    if (batch_.runs != 0 && (&site != batch_site_ || !(spec == batch_spec_))) flush();
+    if (spec == spec_ && rerun(count, site)) return;
+    rewind_next_ = false;
     count_ = count;
     spec_ = spec;
     site_ = &site;
@@ -74,12 +77,44 @@ void shared_loop::reset(std::uint64_t count, const schedule& spec, site_state& s
     phase_.store(phase::unbuilt, std::memory_order_release);
 }
 
+bool shared_loop::rerun(std::uint64_t count, site_state& site) noexcept {
+    // The same loop again (the steady state of a loop in a region's loop): build() may
+    // rewind the last build instead of making it anew.
+    if (!rewindable_ || phase_.load(std::memory_order_relaxed) != phase::ready || count != count_ || &site != site_)
+        return false;
+    rewind_next_ = true;
+    finished_.store(0, std::memory_order_relaxed);
+    phase_.store(phase::unbuilt, std::memory_order_release);
+    return true;
+}
+
 void shared_loop::build(int nt) {
     phase expected = phase::unbuilt;
     if (!phase_.compare_exchange_strong(expected, phase::building, std::memory_order_acq_rel)) {
         while (phase_.load(std::memory_order_acquire) != phase::ready) sched_yield();
         return;
     }
+    const bool rewind = rewind_next_;
+    rewind_next_ = false;
+    if (rewind && nt == threads_ && !chain_applies(policy_scope::loop, &spec_)) {
+        // Everything as the last build left it but the schedule's shared state and the
+        // participants (records are written whole at each close).
+        rewind_(sched_);
+        for (int t = 0; t < nt; ++t) {
+            participant& p = participants_[static_cast<std::size_t>(t)];
+            p = participant{};
+            p.cursor.id = t;
+        }
+        t0_ = runtime::now_ticks();
+        phase_.store(phase::ready, std::memory_order_release);
+        return;
+    }
+    if (rewind) {
+        // Not the same after all (team size, a policy now): the full reset() skipped.
+        scratch_.reset();
+        sched_ = std::monostate{};
+    }
+    rewindable_ = false;
     threads_ = nt;
     records_ = scratch_.make<worker_record>(static_cast<std::size_t>(nt));
     participants_ = scratch_.make<participant>(static_cast<std::size_t>(nt));
@@ -90,6 +125,9 @@ void shared_loop::build(int nt) {
         step_ = &step_empty;
         record_empty_call(*site_, spec_);
     } else {
+        batching_ = batch_limit_ != 0 && !reads_history(spec_) && !chain_applies(policy_scope::loop, &spec_);
+        // A run committed now must not overtake those of the batch; nor may a team of another size join it.
+        if (batch_.runs != 0 && (!batching_ || batch_.last.size() != static_cast<std::size_t>(nt))) flush();
         (void)setup_site_run(sched_, *site_, spec_, count_, nt, scratch_, site_->key_name);
         step_ = std::visit(
             [](auto& s) -> step_fn {
@@ -98,6 +136,18 @@ void shared_loop::build(int nt) {
                 else return &step_schedule<S>;
             },
             sched_);
+        rewind_ = std::visit(
+            [](auto& s) -> void (*)(any_schedule&) noexcept {
+                using S = std::decay_t<decltype(s)>;
+                if constexpr (requires(S& x) { x.rewind(); })
+                    return [](any_schedule& a) noexcept {
+                        if (S* held = std::get_if<S>(&a)) held->rewind();
+                    };
+                else return nullptr;
+            },
+            sched_);
+        // A run planned by a policy, or one whose schedule reads history, is planned anew.
+        rewindable_ = batching_ && rewind_ != nullptr;
     }
     t0_ = runtime::now_ticks();
     phase_.store(phase::ready, std::memory_order_release);
@@ -107,10 +157,24 @@ void shared_loop::finish_thread() {
     // acq_rel: the last thread sees every other thread's record.
     if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 != threads_) return;
     const runtime::ticks t1 = runtime::now_ticks();
-    {
-        std::lock_guard lock(site_->mutex);
-        commit_site_run(sched_, *site_, spec_, records_, t0_, t1);
+    if (batching_) {
+        batch_.add_run(records_, t0_, t1);
+        batch_site_ = site_;
+        batch_spec_ = spec_;
+        if (batch_.runs >= batch_limit_) flush();
+        return;
     }
+    std::lock_guard lock(site_->mutex);
+    commit_site_run(sched_, *site_, spec_, records_, t0_, t1);
+}
+
+void shared_loop::flush() {
+    if (batch_.runs == 0) return;
+    {
+        std::lock_guard lock(batch_site_->mutex);
+        commit_site_runs(*batch_site_, batch_spec_, batch_);
+    }
+    batch_.clear();
 }
 
 }  // namespace aloe::loop

@@ -14,10 +14,18 @@
 //
 // One object can run many loops one after another (reset() between them); its arena keeps
 // its memory, so a reused object allocates nothing in the steady state.
+//
+// Batched commits (set_batch_limit, the interposer's loop slots): runs that no policy
+// observes and whose schedule keeps no history are summed by the thread that ends each run
+// (run_sums, no lock) and committed to the site, statistics and counters, once per batch:
+// when it holds the limit, when a loop of another site, schedule or team size comes, and
+// when the owner calls flush() (the interposer: at exit). A batched run is thus in the
+// site's statistics and counters at the latest `limit` runs later.
 #pragma once
 
 #include "loop/any_schedule.hpp"
 #include "loop/loop_driver.hpp"
+#include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
 #include "runtime/config.hpp"
 
@@ -39,6 +47,11 @@ public:
     /// `site` is pinned or held by the caller until the loop is over.
     void reset(std::uint64_t count, const schedule& spec, site_state& site);
 
+    /// reset() for the loop this object ran last, with the same schedule (the caller knows):
+    /// true when it can run again as built (then build() only rewinds it), false when the
+    /// caller must reset(). Same conditions of use as reset().
+    bool rerun(std::uint64_t count, site_state& site) noexcept;
+
     /// Thread `thread`'s next chunk; false when it has no more work. The first call builds
     /// the schedule for `threads`; every call must pass the same `threads` and a distinct
     /// `thread` in [0, threads) per calling thread (the caller checks).
@@ -56,6 +69,17 @@ public:
 
     /// Ends the account of a thread whose claim() returned false.
     void finish(int thread) noexcept;
+
+    /// Runs to sum before committing them to their site (0, the default: every run commits
+    /// when it ends). Set before the first loop.
+    void set_batch_limit(std::uint32_t runs) noexcept { batch_limit_ = runs; }
+    /// Commits the runs summed so far to their site. Call only when no thread is inside a
+    /// loop of this object (as reset()).
+    void flush();
+    /// Forgets them (a forked child: they are its parent's).
+    void discard_batch() noexcept { batch_.clear(); }
+    /// Runs summed and not yet committed.
+    std::uint64_t batched_runs() const noexcept { return batch_.runs; }
 
     /// What a thread needs to step its participant without this object (the interposer's
     /// per-chunk path): call fn(sched, *part, c), or step_direct(direct, *part, c) when
@@ -106,6 +130,17 @@ private:
     step_fn step_ = &step_empty;
     runtime::ticks t0_ = 0;
     std::atomic<int> finished_{0};
+    // Batched commits (above): this run goes to the batch; the batch's site and schedule.
+    bool batching_ = false;
+    // The last build may run again as it is (rewind): its schedule can start over, and reset()
+    // found the same site, schedule and count (build() checks the team size).
+    bool rewindable_ = false;
+    bool rewind_next_ = false;
+    void (*rewind_)(any_schedule&) noexcept = nullptr;
+    std::uint32_t batch_limit_ = 0;
+    run_sums batch_;
+    site_state* batch_site_ = nullptr;
+    schedule batch_spec_;
 };
 
 }  // namespace aloe::loop

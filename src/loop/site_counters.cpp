@@ -24,7 +24,7 @@ void site_counters::register_for(std::uint32_t record) {
 }
 
 void site_counters::add_run(const run_totals& t) const noexcept {
-    runs.add(1);
+    runs.add(t.runs);
     iterations.add(t.iterations);
     chunks.add(t.chunks);
     steals.add(t.steals);

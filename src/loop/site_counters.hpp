@@ -24,8 +24,9 @@ struct site_counters {
     /// Under the site's mutex, once per record (instance `site#<record>`). A full registry
     /// leaves the handles disabled (adds dropped) and says so once (W304).
     void register_for(std::uint32_t record);
-    /// One run's sums over its participants (loop_stats.cpp's count_loop makes them).
+    /// Runs' sums over their participants (loop_stats.cpp's count_loop and count_runs make them).
     struct run_totals {
+        std::uint64_t runs = 1;
         std::uint64_t iterations = 0, chunks = 0, steals = 0, busy_ns = 0, wait_ns = 0, time_ns = 0;
     };
     void add_run(const run_totals& t) const noexcept;

@@ -182,6 +182,7 @@ void write_exit_report() {
     const interposer_settings& cfg = settings();
     const bool to_run = !cfg.report_dir.empty();
     if (!to_run && cfg.summary_file.empty() && cfg.stats_file.empty() && cfg.trace_file.empty()) return;
+    flush_taken_runs();  // before anything reads the sites' statistics or counters
     std::vector<omp_site*> regions = all_sites(site_kind::region);
     std::vector<omp_site*> loop_sites = all_sites(site_kind::loop);
     if (to_run || !cfg.summary_file.empty() || !cfg.stats_file.empty()) {

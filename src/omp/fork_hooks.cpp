@@ -29,6 +29,7 @@ void after_fork_in_child() noexcept {
     forget_trace_in_child();
     unlock_trace_after_fork();
     unlock_region_pool_after_fork();
+    forget_taken_runs_in_child();
     forget_site_counts_in_child();
     unlock_site_tables_after_fork();
 }

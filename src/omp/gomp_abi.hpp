@@ -41,7 +41,9 @@ enum class loop_form : std::uint8_t {
 inline constexpr int form_count = static_cast<int>(loop_form::doacross) + 1;
 
 const char* to_string(loop_form f) noexcept;
-bool is_runtime_form(loop_form f) noexcept;
+inline bool is_runtime_form(loop_form f) noexcept {
+    return f == loop_form::runtime || f == loop_form::nonmonotonic_runtime || f == loop_form::maybe_nonmonotonic_runtime;
+}
 
 /// libgomp's schedule numbers (GOMP_loop_start's `sched`, omp_get_schedule's kind).
 /// In GOMP_loop_start, gfs_runtime is `schedule(runtime)` without a modifier and gfs_auto is

@@ -57,7 +57,10 @@ template <class T, class Real>
 template <class T, class Real>
 bool next_or_forward(T* istart, T* iend, Real real_fn, const char* name) {
     thread_view& v = view();
-    if (v.loop != nullptr) return next_taken(v, istart, iend);  // inline: loop_takeover.hpp
+    // A taken dynamic loop: its direct counter is set (null outside any taken loop).
+    if (v.step.direct.next != nullptr) [[likely]]
+        return next_taken_direct(v, istart, iend);  // inline: loop_takeover.hpp
+    if (v.loop != nullptr) return next_taken_slow_into(istart, iend, false, v);
     return forward_next(istart, iend, real_fn, name);
 }
 

@@ -158,16 +158,92 @@ void note(std::atomic<T>& field, V value) noexcept {
     if (field.load(std::memory_order_relaxed) != v) field.store(v, std::memory_order_relaxed);
 }
 
-loop_decision decide(omp_site& site, const loop_request& r, bool starting_region) {
+namespace {
+
+// The request as decision_cache keys it: everything decide() reads but the thread's region
+// (checked on every call) and the iteration count (only a chunk beyond aloe's largest reads
+// it, and such decisions are not kept).
+struct cache_key {
+    std::uint64_t form_and_flags;
+    long chunk;
+    std::uint64_t runtime;
+};
+
+cache_key key_of(const loop_request& r, int runtime_kind, int runtime_chunk, bool program_sets) noexcept {
+    return {static_cast<std::uint64_t>(r.form) | (program_sets ? 0x100u : 0u) |
+                (static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.sched)) << 32),
+            r.chunk,
+            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(runtime_kind)) << 32) |
+                static_cast<std::uint32_t>(runtime_chunk)};
+}
+
+// The cached decision for `k`, if the cache holds one (seqlock read: retried never, a
+// writer in progress just means the slow way this once).
+bool cached_decision(const omp_site::decision_cache& c, const cache_key& k, loop_decision& d) noexcept {
+    const std::uint32_t seq = c.seq.load(std::memory_order_acquire);
+    if ((seq & 1u) != 0) return false;
+    const bool same = c.form_and_flags.load(std::memory_order_relaxed) == k.form_and_flags &&
+                      c.chunk.load(std::memory_order_relaxed) == k.chunk &&
+                      c.runtime.load(std::memory_order_relaxed) == k.runtime;
+    d.choice = c.choice.load(std::memory_order_relaxed);
+    d.kind = c.kind.load(std::memory_order_relaxed);
+    d.chunk = c.run_chunk.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return same && c.seq.load(std::memory_order_relaxed) == seq;
+}
+
+void keep_decision(omp_site::decision_cache& c, const cache_key& k, const loop_decision& d) noexcept {
+    std::uint32_t seq = c.seq.load(std::memory_order_relaxed);
+    // One writer at a time; one that finds another writing leaves it be.
+    if ((seq & 1u) != 0 || !c.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
+    std::atomic_thread_fence(std::memory_order_release);
+    c.form_and_flags.store(k.form_and_flags, std::memory_order_relaxed);
+    c.chunk.store(k.chunk, std::memory_order_relaxed);
+    c.runtime.store(k.runtime, std::memory_order_relaxed);
+    c.choice.store(d.choice, std::memory_order_relaxed);
+    c.kind.store(d.kind, std::memory_order_relaxed);
+    c.run_chunk.store(d.chunk, std::memory_order_relaxed);
+    c.seq.store(seq + 2, std::memory_order_release);
+}
+
+// The cache no longer answers a request other than `k` (whose notes decide() just wrote).
+void forget_other_decision(omp_site::decision_cache& c, const cache_key& k) noexcept {
+    const std::uint64_t held = c.form_and_flags.load(std::memory_order_relaxed);
+    if (held == ~std::uint64_t{0}) return;
+    if (held == k.form_and_flags && c.chunk.load(std::memory_order_relaxed) == k.chunk &&
+        c.runtime.load(std::memory_order_relaxed) == k.runtime)
+        return;
+    std::uint32_t seq = c.seq.load(std::memory_order_relaxed);
+    if ((seq & 1u) != 0 || !c.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
+    std::atomic_thread_fence(std::memory_order_release);
+    c.form_and_flags.store(~std::uint64_t{0}, std::memory_order_relaxed);
+    c.seq.store(seq + 2, std::memory_order_release);
+}
+
+// Outside any region aloe started on this thread: the reason, or null.
+const char* outside_aloe_region() {
+    // The view is the innermost region aloe started on this thread; a region inside it
+    // that aloe did not start, or one with no aloe region around it, has another level.
+    const thread_view& v = view();
+    const int level = real().get_level();
+    if (v.region != nullptr && level == v.level) return nullptr;
+    return level == 0 ? "outside any parallel region (serial code)"
+                      : "in a region aloe did not start (task reductions, teams)";
+}
+
+}  // namespace
+
+namespace {
+
+// decide() without the cache; `keep`: the answer may be kept for the same request.
+[[gnu::noinline]] loop_decision decide_anew(omp_site& site, const loop_request& r, bool starting_region, int runtime_kind,
+                          int runtime_chunk, bool program_sets, bool& keep) {
     // What the program asked for, recorded whatever happens to the loop (the summary shows it).
-    int runtime_kind = 0, runtime_chunk = 0;
-    const bool reads_runtime = reads_runtime_schedule(r);
-    if (reads_runtime) real().get_schedule(&runtime_kind, &runtime_chunk);
-    program_schedule p = resolve_program_schedule(r, runtime_kind, runtime_chunk);
+    const program_schedule p = resolve_program_schedule(r, runtime_kind, runtime_chunk);
     note(site.form, r.form);
     note(site.program_chunk, r.chunk);
     if (r.form == loop_form::generic) note(site.generic_sched, static_cast<unsigned long>(r.sched));
-    if (reads_runtime) {
+    if (p.from_runtime) {
         note(site.runtime_kind, static_cast<std::uint32_t>(runtime_kind));
         note(site.runtime_chunk, runtime_chunk);
     }
@@ -178,25 +254,17 @@ loop_decision decide(omp_site& site, const loop_request& r, bool starting_region
         return d;
     }
     if (!starting_region) {
-        // The view is the innermost region aloe started on this thread; a region inside it
-        // that aloe did not start, or one with no aloe region around it, has another level.
-        const thread_view& v = view();
-        const int level = real().get_level();
-        if (v.region == nullptr || level != v.level) {
-            d.forward_reason = level == 0 ? "outside any parallel region (serial code)"
-                                          : "in a region aloe did not start (task reductions, teams)";
-            return d;
-        }
+        if ((d.forward_reason = outside_aloe_region()) != nullptr) return d;
     }
     const loop_choice& choice = site.rule != nullptr ? site.rule->choice : settings().default_choice;
     if (choice.kind == loop_choice::kind_t::forward) {
         d.forward_reason = site.rule != nullptr ? "rules file says forward" : "--schedule forward";
         return d;
     }
-    const schedule_pick pick =
-        pick_schedule(choice, p, program_sets_schedule.load(std::memory_order_relaxed) != nullptr);
+    const schedule_pick pick = pick_schedule(choice, p, program_sets);
     if (!pick.program) {
         d.choice = &choice;
+        keep = true;
         return d;
     }
     // The loop's own schedule runs: it must be one aloe can run exactly.
@@ -213,24 +281,49 @@ loop_decision decide(omp_site& site, const loop_request& r, bool starting_region
     d.choice = choice.kind == loop_choice::kind_t::program ? &choice : &program;
     d.kind = p.kind;
     d.chunk = std::min(p.chunk, max_aloe_chunk);
+    keep = p.chunk <= max_aloe_chunk;  // beyond it, the answer depends on the count
     return d;
 }
 
-aloe::schedule schedule_for(omp_site& site, const loop_decision& d) {
-    if (d.choice->kind == loop_choice::kind_t::schedule) return d.choice->spec;
-    std::lock_guard lock(site.spec_mutex);
-    if (site.spec_kind != d.kind || site.spec_chunk != d.chunk) {
-        site.spec = translate(d.kind, d.chunk);
-        site.spec_kind = d.kind;
-        site.spec_chunk = d.chunk;
+}  // namespace
+
+loop_decision decide(omp_site& site, const loop_request& r, bool starting_region) {
+    int runtime_kind = 0, runtime_chunk = 0;
+    if (reads_runtime_schedule(r)) real().get_schedule(&runtime_kind, &runtime_chunk);
+    const bool program_sets = program_sets_schedule.load(std::memory_order_relaxed) != nullptr;
+    const cache_key key = key_of(r, runtime_kind, runtime_chunk, program_sets);
+    loop_decision d;
+    if (r.must_forward == nullptr && cached_decision(site.decided, key, d)) [[likely]] {
+        // The same request as the last taken loop here: the same answer (the site's notes
+        // hold this request: a decision for another one forgets the cache).
+        if (!starting_region) {
+            if (const char* why = outside_aloe_region()) return {why, nullptr, gfs_dynamic, 1};
+        }
+        return d;
     }
-    return site.spec;
+    bool keep = false;
+    d = decide_anew(site, r, starting_region, runtime_kind, runtime_chunk, program_sets, keep);
+    if (keep) keep_decision(site.decided, key, d);
+    else forget_other_decision(site.decided, key);
+    return d;
+}
+
+aloe::schedule schedule_for(const loop_decision& d) {
+    if (d.choice->kind == loop_choice::kind_t::schedule) return d.choice->spec;
+    return translate(d.kind, d.chunk);
 }
 
 void fill_slot(loop_slot& s, omp_site& site, const iteration_map& map, const loop_decision& d) {
     s.site = &site;
     s.map = map;
-    s.engine.reset(map.count, schedule_for(site, d), *site.aloe_site);
+    // The decision the engine was made for: the same schedule, no need to build its value.
+    const bool same = s.made_for == d.choice && s.made_kind == d.kind && s.made_chunk == d.chunk;
+    if (!same || !s.engine.rerun(map.count, *site.aloe_site)) {
+        s.engine.reset(map.count, schedule_for(d), *site.aloe_site);
+        s.made_for = d.choice;
+        s.made_kind = d.kind;
+        s.made_chunk = d.chunk;
+    }
     site.taken.add(1);
 }
 
@@ -307,6 +400,7 @@ bool leave_current_loop(thread_view& v) {
             trace_event(trace_kind::loop_taken, *s->site, v.loop_t0, runtime::now_ticks(), v.thread,
                         v.step.part->iterations());
         v.loop = nullptr;
+        v.step.direct.next = nullptr;  // the next-call fast path tests only this
         leave_loop(*v.region, *s, v.threads);
         return true;
     }

@@ -83,9 +83,8 @@ schedule_pick pick_schedule(const loop_choice& choice, const program_schedule& p
 /// is monotonic anyway, and libgomp sets the flag on it).
 std::string asked_schedule_text(const omp_site& site);
 
-/// The aloe schedule a taken loop runs with: the choice's, or the program's own translated
-/// (cached per site: building a schedule value parses its string).
-aloe::schedule schedule_for(omp_site& site, const loop_decision& d);
+/// The aloe schedule a taken loop runs with: the choice's, or the program's own translated.
+aloe::schedule schedule_for(const loop_decision& d);
 
 /// Set when the program calls omp_set_schedule: its runtime loops then keep the schedule
 /// it chose (the value says so in the statistics).
@@ -141,17 +140,23 @@ template <class T>
     return true;
 }
 
+// next_taken once the caller knows the loop claims directly (v.step.direct.next is set).
 template <class T>
-[[gnu::always_inline]] inline bool next_taken(thread_view& v, T* first, T* last) {
+[[gnu::always_inline]] inline bool next_taken_direct(thread_view& v, T* first, T* last) {
     const loop::shared_loop::stepper& st = v.step;
-    if (st.direct.next == nullptr) [[unlikely]]
-        return next_taken_slow_into(first, last, false, v);
     std::uint64_t b, e;
     if (!loop::claim_direct(st.direct, *st.part, b, e)) [[unlikely]]
         return next_taken_slow_into(first, last, true, v);
     *first = static_cast<T>(v.map.start + b * v.map.incr);
     *last = static_cast<T>(e == v.map.count ? v.map.end : v.map.start + e * v.map.incr);
     return true;
+}
+
+template <class T>
+[[gnu::always_inline]] inline bool next_taken(thread_view& v, T* first, T* last) {
+    if (v.step.direct.next == nullptr) [[unlikely]]
+        return next_taken_slow_into(first, last, false, v);
+    return next_taken_direct(v, first, last);
 }
 
 /// Forwarded loop: counted (by OpenMP thread 0 of the team that runs it) and timed from

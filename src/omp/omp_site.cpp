@@ -152,7 +152,9 @@ std::string main_program_path() {
     return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
 }
 
-omp_site& site_at(const void* address, site_kind kind) {
+namespace {
+
+[[gnu::noinline]] omp_site& find_or_create(const void* address, site_kind kind) {
     site_table& t = table(kind);
     std::size_t i = slot_of(address);
     for (std::size_t probes = 0; probes < table_size; ++probes, i = (i + 1) & (table_size - 1)) {
@@ -170,6 +172,24 @@ omp_site& site_at(const void* address, site_kind kind) {
         return *s;
     }
     return overflow_site(t, kind);
+}
+
+// Each thread's last site of each kind: a loop met again and again (the steady state) is
+// found with one compare. Sites are never destroyed, so a kept pointer stays valid.
+struct last_site {
+    const void* address = nullptr;
+    omp_site* site = nullptr;
+};
+constinit thread_local last_site last_of_kind[2] __attribute__((tls_model("initial-exec"))) = {};
+
+}  // namespace
+
+omp_site& site_at(const void* address, site_kind kind) {
+    last_site& last = last_of_kind[kind == site_kind::region ? 0 : 1];
+    if (last.site != nullptr && last.address == address) [[likely]] return *last.site;
+    omp_site& s = find_or_create(address, kind);
+    last = {address, &s};
+    return s;
 }
 
 namespace {

@@ -43,10 +43,18 @@ struct omp_site {
     std::atomic<std::uint32_t> runtime_kind{0};   ///< loops reading run-sched-var: omp_get_schedule's kind, flag kept
     std::atomic<int> runtime_chunk{0};            ///< and its chunk
     loop::site_state* aloe_site = nullptr;  ///< set at creation; aloe's history and statistics
-    std::mutex spec_mutex;                  ///< `program`: the last translation, kept
-    long spec_kind = -1;
-    long spec_chunk = -1;
-    aloe::schedule spec;
+    /// The last decision to take a loop here and the request it answered (loop_takeover.cpp:
+    /// decide): a steady loop is decided again by comparing three words. A seqlock (`seq`
+    /// odd while a thread writes it): every thread reads it without a lock.
+    struct decision_cache {
+        std::atomic<std::uint32_t> seq{0};
+        std::atomic<std::uint64_t> form_and_flags{~std::uint64_t{0}};  ///< no request matches the first
+        std::atomic<long> chunk{0};
+        std::atomic<std::uint64_t> runtime{0};
+        std::atomic<const loop_choice*> choice{nullptr};
+        std::atomic<long> kind{0};
+        std::atomic<long> run_chunk{0};
+    } decided;
     // Its counts live in the counter registry (runtime/counters.hpp), as the instance named
     // after the site: /loop{module+0xOFFSET}/taken-runs, …; /region{module+0xOFFSET}/runs, ….
     // Every thread adds to its own block; the exit report reads the totals.

@@ -37,10 +37,6 @@ const char* to_string(loop_form f) noexcept {
     return "?";
 }
 
-bool is_runtime_form(loop_form f) noexcept {
-    return f == loop_form::runtime || f == loop_form::nonmonotonic_runtime || f == loop_form::maybe_nonmonotonic_runtime;
-}
-
 namespace {
 
 // A reference to the loaded libgomp, kept for ever: the entry points taken from it must stay

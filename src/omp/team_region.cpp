@@ -79,6 +79,41 @@ void lock_region_pool_for_fork() noexcept {
 
 void unlock_region_pool_after_fork() noexcept { unlock_after_fork(locked_for_fork); }
 
+namespace {
+
+template <class F>
+void for_each_slot(team_region& r, F&& fn) {
+    for (loop_slot& s : r.slots) fn(s);
+    r.overflow.for_each_slot(fn);
+}
+
+void flush_slots(team_region& r) {
+    for_each_slot(r, [](loop_slot& s) { s.engine.flush(); });
+}
+
+}  // namespace
+
+void flush_taken_runs() {
+    // Spare regions first: taken out of their site (exchange), so none can start meanwhile.
+    for (omp_site* site : all_sites(site_kind::region)) {
+        if (team_region* r = site->spare_region.exchange(nullptr, std::memory_order_acquire)) {
+            flush_slots(*r);
+            release_region(*r);
+        }
+    }
+    region_pool& p = pool();
+    std::lock_guard lock(p.mutex);
+    for (team_region* r : p.free) flush_slots(*r);
+}
+
+void forget_taken_runs_in_child() noexcept {
+    // The child has one thread: every region, in use at the fork or not, is its own now.
+    region_pool* p = pool_for_fork.load(std::memory_order_acquire);
+    if (p == nullptr) return;
+    for (const std::unique_ptr<team_region>& r : p->all)
+        for_each_slot(*r, [](loop_slot& s) { s.engine.discard_batch(); });
+}
+
 loop_slot* overflow_loops::find(std::uint64_t index) noexcept {
     const auto begin = entries_.begin() + static_cast<std::ptrdiff_t>(first_);
     const auto at = std::lower_bound(begin, entries_.end(), index,
@@ -220,6 +255,7 @@ void enter_view(thread_view& v, team_region& r) {
     v.level = g.get_level();
     v.loops_met = 0;
     v.loop = nullptr;
+    v.step.direct.next = nullptr;
     v.forwarded = nullptr;
     note_team(r, v.threads);
     if (r.preset_loop) {
@@ -236,6 +272,7 @@ bool outside(const thread_view& v) noexcept { return v.region == nullptr && v.lo
 void back_outside(thread_view& v) noexcept {
     v.region = nullptr;
     v.loop = nullptr;
+    v.step.direct.next = nullptr;
     v.forwarded = nullptr;
     v.thread = 0;
     v.threads = 1;

@@ -20,6 +20,7 @@
 #include "omp/omp_site.hpp"
 #include "loop/shared_loop.hpp"
 #include "runtime/clock.hpp"
+#include "runtime/spin_lock.hpp"
 
 #include <array>
 #include <atomic>
@@ -49,13 +50,26 @@ struct iteration_map {
     }
 };
 
+/// Runs of a taken loop a slot sums before committing them to the site (shared_loop's
+/// batched commits): its statistics and counters then cost one lock and one update per 64
+/// runs instead of per run. Loops a policy observes commit every run.
+inline constexpr std::uint32_t taken_run_batch = 64;
+
 struct loop_slot {
+    loop_slot() { engine.set_batch_limit(taken_run_batch); }
+    loop_slot(const loop_slot&) = delete;
+    loop_slot& operator=(const loop_slot&) = delete;
+
     std::atomic<std::uint64_t> holds{0};  ///< index of the loop in it + 1; 0 when free
     std::atomic<int> departed{0};
     bool overflow = false;  ///< from the region's overflow pool (team_region::overflow), not the ring
     omp_site* site = nullptr;
     iteration_map map;
     loop::shared_loop engine;
+    /// The decision the engine's schedule was made from (fill_slot: the same again reruns it).
+    const loop_choice* made_for = nullptr;
+    long made_kind = 0;
+    long made_chunk = 0;
 };
 
 /// The taken loops of a region that found their ring slot busy with an older loop: loop
@@ -84,6 +98,11 @@ public:
     void clear() noexcept;
     std::size_t size() const noexcept { return live_; }
     std::size_t slots_made() const noexcept { return all_.size(); }
+    /// fn(slot) for every slot of the pool, in use or not.
+    template <class F>
+    void for_each_slot(F&& fn) {
+        for (const std::unique_ptr<loop_slot>& s : all_) fn(*s);
+    }
 
 private:
     struct entry {
@@ -108,7 +127,9 @@ struct team_region {
     void* data = nullptr;
     bool preset_loop = false;  ///< combined parallel loop: slot 0 holds it before the team starts
     std::atomic<int> threads{0};
-    std::mutex mutex;  ///< fills slots; guards `overflow` and `forward_from`; sizes `busy`
+    /// Fills slots; guards `overflow` and `forward_from`; sizes `busy`. A spin lock: the first
+    /// thread of a team to reach a loop takes it for a few dozen instructions.
+    runtime::spin_lock mutex;
     std::array<loop_slot, ring_size> slots;
     overflow_loops overflow;  ///< loops whose ring slot was busy (under `mutex`)
     /// Loops from this index on go to libgomp (under `mutex`): set when `cancel parallel`
@@ -127,7 +148,9 @@ struct thread_view {
     int level = 0;  ///< omp_get_level() inside the region: a region aloe did not start differs
     std::uint64_t loops_met = 0;
     loop_slot* loop = nullptr;             ///< the taken loop this thread is inside
-    loop::shared_loop::stepper step;       ///< its participant there (the per-chunk path)
+    /// Its participant there (the per-chunk path). step.direct.next is null whenever `loop`
+    /// is: the next call's fast path tests that alone.
+    loop::shared_loop::stepper step;
     iteration_map map;                     ///< the loop's, copied: one line less per chunk
     runtime::ticks loop_t0 = 0;
     loop::chunk held{};                    ///< the loop's final chunk, kept for last (below)
@@ -154,6 +177,13 @@ void release_region(team_region& r) noexcept;
 /// forking thread; nothing is locked while the pool does not exist yet.
 void lock_region_pool_for_fork() noexcept;
 void unlock_region_pool_after_fork() noexcept;
+
+/// Commits the taken runs the slots of idle regions have summed (loop_slot: batched
+/// commits) to their sites: before the exit report reads them. A region running now keeps
+/// its own until a later loop of its slots commits them.
+void flush_taken_runs();
+/// In a forked child: the runs the slots summed are the parent's; forgotten.
+void forget_taken_runs_in_child() noexcept;
 
 /// The body libgomp runs on every thread of a region aloe started.
 void region_entry(void* region) noexcept;

@@ -246,6 +246,29 @@ elseif(CASE STREQUAL "fork_child_counts_nothing")
     endif()
   endforeach()
   expect("the trace holds each loop event once: 10 calls x 2 threads (got ${loop_events})" loop_events EQUAL 20)
+elseif(CASE STREQUAL "taken_runs_all_counted")
+  # Loop slots commit taken runs to their site 64 at a time (and at exit): every run is
+  # counted once, in statistics and counters alike, for 150 runs in one region and 70 in
+  # short regions, whichever schedule ran them (program: the loop's own; dynamic: aloe's).
+  foreach(schedule program dynamic)
+    run(r --schedule ${schedule} --threads 2 --stats s-${schedule}.json -- ${MANY_RUNS})
+    expect("runs under ${schedule} (got ${r_rc}: ${r_out})" r_rc EQUAL 0)
+    file(READ "${WORK}/s-${schedule}.json" stats)
+    string(JSON nloops LENGTH "${stats}" loops)
+    expect("three loop sites (got ${nloops})" nloops EQUAL 3)
+    set(seen "")
+    math(EXPR last "${nloops} - 1")
+    foreach(i RANGE ${last})
+      string(JSON calls GET "${stats}" loops ${i} calls)
+      string(JSON taken GET "${stats}" loops ${i} taken)
+      string(JSON iterations GET "${stats}" loops ${i} iterations)
+      expect("${schedule}: every call taken (${calls} calls, ${taken} taken)" calls EQUAL taken)
+      list(APPEND seen "${calls}:${iterations}")
+    endforeach()
+    list(SORT seen)
+    expect_contains("${schedule}: 150 runs of 100 iterations, 70 of 100..169, 70 of 100 (got ${seen})"
+                    "${seen}" "150:15000;70:7000;70:9415")
+  endforeach()
 elseif(CASE STREQUAL "summary_to_a_closed_pipe")
   # before: SIGPIPE killed aloe run while it printed the summary (141, the program's 0 lost).
   # Standard error is a pipe whose reader is closed before aloe run starts (no race with a

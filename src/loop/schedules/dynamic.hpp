@@ -19,6 +19,8 @@ public:
         return claim(counter_->next, chunk_, count_, use_cas_, c) ? take::own : take::none;
     }
     void commit(std::span<const worker_record>, site_history&) const {}
+    /// Ready to run the same loop again (shared_loop's rewind: nothing else changed).
+    void rewind() noexcept { counter_->next.store(0, std::memory_order_relaxed); }
     /// The counter, for threads that claim from it directly (loop_driver.hpp); none when a
     /// claim could wrap it (then only the CAS claim is safe).
     std::atomic<std::uint64_t>* direct_next() const noexcept { return use_cas_ ? nullptr : &counter_->next; }

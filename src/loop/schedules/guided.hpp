@@ -28,6 +28,8 @@ public:
         return take::own;
     }
     void commit(std::span<const worker_record>, site_history&) const {}
+    /// Ready to run the same loop again (shared_loop's rewind: nothing else changed).
+    void rewind() noexcept { counter_->next.store(0, std::memory_order_relaxed); }
 
 private:
     shared_counter* counter_;

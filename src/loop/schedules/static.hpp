@@ -24,6 +24,7 @@ public:
     }
     take next_dynamic(worker_cursor&, chunk&) noexcept { return take::none; }
     void commit(std::span<const worker_record>, site_history&) const {}
+    void rewind() noexcept {}  ///< no shared state: each worker's cursor is all
 
 private:
     std::uint64_t count_;
@@ -44,6 +45,7 @@ public:
     }
     take next_dynamic(worker_cursor&, chunk&) noexcept { return take::none; }
     void commit(std::span<const worker_record>, site_history&) const {}
+    void rewind() noexcept {}  ///< no shared state: each worker's cursor is all
 
 private:
     std::uint64_t count_;

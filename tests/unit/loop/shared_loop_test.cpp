@@ -2,6 +2,7 @@
 // an empty one (count 0) as an empty invocation, whichever threads ask and however
 // (next(), or claim() then finish() as the GOMP interposer does).
 #include "loop/shared_loop.hpp"
+#include "shared_loop_threads.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,25 +13,7 @@
 namespace aloe::loop {
 namespace {
 
-// Runs one loop of `count` on `threads` plain threads; odd threads use claim() + finish().
-std::uint64_t run_on_threads(shared_loop& loop, int threads) {
-    std::atomic<std::uint64_t> ran{0};
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-            chunk c;
-            if (t % 2 == 0) {
-                while (loop.next(t, threads, c)) ran.fetch_add(c.end - c.begin);
-                EXPECT_FALSE(loop.next(t, threads, c)) << "asking again after the end";
-            } else {
-                while (loop.claim(t, threads, c)) ran.fetch_add(c.end - c.begin);
-                loop.finish(t);
-            }
-        });
-    }
-    for (std::thread& th : pool) th.join();
-    return ran.load();
-}
+using test_threads::run_on_threads;
 
 TEST(LoopSharedLoop, EmptyLoopCountsOnceFromEveryThread) {
     site_registry r(64);
