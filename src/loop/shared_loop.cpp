@@ -61,7 +61,10 @@ void shared_loop::finish(int thread) noexcept {
 }
 
 void shared_loop::reset(std::uint64_t count, const schedule& spec, site_state& site) {
-    if (batch_.runs != 0 && (&site != batch_site_ || !(spec == batch_spec_))) flush();
+    {
+        std::lock_guard lock(batch_lock_);
+        if (batch_.runs != 0 && (&site != batch_site_ || !(spec == batch_spec_))) flush_locked();
+    }
     if (spec == spec_ && rerun(count, site)) return;
     rewind_next_ = false;
     count_ = count;
@@ -127,7 +130,10 @@ void shared_loop::build(int nt) {
     } else {
         batching_ = batch_limit_ != 0 && !reads_history(spec_) && !chain_applies(policy_scope::loop, &spec_);
         // A run committed now must not overtake those of the batch; nor may a team of another size join it.
-        if (batch_.runs != 0 && (!batching_ || batch_.last.size() != static_cast<std::size_t>(nt))) flush();
+        {
+            std::lock_guard lock(batch_lock_);
+            if (batch_.runs != 0 && (!batching_ || batch_.last.size() != static_cast<std::size_t>(nt))) flush_locked();
+        }
         (void)setup_site_run(sched_, *site_, spec_, count_, nt, scratch_, site_->key_name);
         step_ = std::visit(
             [](auto& s) -> step_fn {
@@ -158,10 +164,11 @@ void shared_loop::finish_thread() {
     if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 != threads_) return;
     const runtime::ticks t1 = runtime::now_ticks();
     if (batching_) {
+        std::lock_guard lock(batch_lock_);
         batch_.add_run(records_, t0_, t1);
         batch_site_ = site_;
         batch_spec_ = spec_;
-        if (batch_.runs >= batch_limit_) flush();
+        if (batch_.runs >= batch_limit_) flush_locked();
         return;
     }
     std::lock_guard lock(site_->mutex);
@@ -169,6 +176,11 @@ void shared_loop::finish_thread() {
 }
 
 void shared_loop::flush() {
+    std::lock_guard lock(batch_lock_);
+    flush_locked();
+}
+
+void shared_loop::flush_locked() {
     if (batch_.runs == 0) return;
     {
         std::lock_guard lock(batch_site_->mutex);

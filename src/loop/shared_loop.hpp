@@ -20,7 +20,8 @@
 // (run_sums, no lock) and committed to the site, statistics and counters, once per batch:
 // when it holds the limit, when a loop of another site, schedule or team size comes, and
 // when the owner calls flush() (the interposer: at exit). A batched run is thus in the
-// site's statistics and counters at the latest `limit` runs later.
+// site's statistics and counters at the latest `limit` runs later. The batch has its own
+// lock, so flush() may run while a loop of this object runs (an exit inside a region).
 #pragma once
 
 #include "loop/any_schedule.hpp"
@@ -28,11 +29,13 @@
 #include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
 #include "runtime/config.hpp"
+#include "runtime/spin_lock.hpp"
 
 #include <aloe/schedule.hpp>
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <span>
 
 namespace aloe::loop {
@@ -73,13 +76,18 @@ public:
     /// Runs to sum before committing them to their site (0, the default: every run commits
     /// when it ends). Set before the first loop.
     void set_batch_limit(std::uint32_t runs) noexcept { batch_limit_ = runs; }
-    /// Commits the runs summed so far to their site. Call only when no thread is inside a
-    /// loop of this object (as reset()).
+    /// Commits the runs summed so far to their site. Any thread, at any time.
     void flush();
-    /// Forgets them (a forked child: they are its parent's).
-    void discard_batch() noexcept { batch_.clear(); }
+    /// Forgets them (a forked child: they are its parent's; only the child's thread runs).
+    void discard_batch() noexcept {
+        batch_lock_.reset_in_forked_child();
+        batch_.clear();
+    }
     /// Runs summed and not yet committed.
-    std::uint64_t batched_runs() const noexcept { return batch_.runs; }
+    std::uint64_t batched_runs() noexcept {
+        std::lock_guard lock(batch_lock_);
+        return batch_.runs;
+    }
 
     /// What a thread needs to step its participant without this object (the interposer's
     /// per-chunk path): call fn(sched, *part, c), or step_direct(direct, *part, c) when
@@ -138,6 +146,8 @@ private:
     bool rewind_next_ = false;
     void (*rewind_)(any_schedule&) noexcept = nullptr;
     std::uint32_t batch_limit_ = 0;
+    runtime::spin_lock batch_lock_;  ///< guards batch_, batch_site_ and batch_spec_
+    void flush_locked();
     run_sums batch_;
     site_state* batch_site_ = nullptr;
     schedule batch_spec_;

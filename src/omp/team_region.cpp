@@ -94,16 +94,14 @@ void flush_slots(team_region& r) {
 }  // namespace
 
 void flush_taken_runs() {
-    // Spare regions first: taken out of their site (exchange), so none can start meanwhile.
-    for (omp_site* site : all_sites(site_kind::region)) {
-        if (team_region* r = site->spare_region.exchange(nullptr, std::memory_order_acquire)) {
-            flush_slots(*r);
-            release_region(*r);
-        }
-    }
+    // Every region, running or not: a slot's batch has its own lock (shared_loop), and the
+    // region's lock keeps its overflow slots where they are meanwhile.
     region_pool& p = pool();
-    std::lock_guard lock(p.mutex);
-    for (team_region* r : p.free) flush_slots(*r);
+    std::lock_guard pool_lock(p.mutex);
+    for (const std::unique_ptr<team_region>& r : p.all) {
+        std::lock_guard region_lock(r->mutex);
+        flush_slots(*r);
+    }
 }
 
 void forget_taken_runs_in_child() noexcept {

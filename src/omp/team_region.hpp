@@ -178,9 +178,9 @@ void release_region(team_region& r) noexcept;
 void lock_region_pool_for_fork() noexcept;
 void unlock_region_pool_after_fork() noexcept;
 
-/// Commits the taken runs the slots of idle regions have summed (loop_slot: batched
-/// commits) to their sites: before the exit report reads them. A region running now keeps
-/// its own until a later loop of its slots commits them.
+/// Commits the taken runs every region's slots have summed (loop_slot: batched commits) to
+/// their sites, regions running now included (a program may exit inside one): before the
+/// exit report reads them.
 void flush_taken_runs();
 /// In a forked child: the runs the slots summed are the parent's; forgotten.
 void forget_taken_runs_in_child() noexcept;

@@ -23,6 +23,8 @@ public:
         return !held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire);
     }
     void unlock() noexcept { held_.store(false, std::memory_order_release); }
+    /// In a forked child: a thread of the parent may have held it, and is gone.
+    void reset_in_forked_child() noexcept { held_.store(false, std::memory_order_relaxed); }
 
 private:
     void wait_until_free() noexcept {

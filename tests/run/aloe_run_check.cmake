@@ -269,6 +269,16 @@ elseif(CASE STREQUAL "taken_runs_all_counted")
     expect_contains("${schedule}: 150 runs of 100 iterations, 70 of 100..169, 70 of 100 (got ${seen})"
                     "${seen}" "150:15000;70:7000;70:9415")
   endforeach()
+elseif(CASE STREQUAL "exit_in_region_counts_all")
+  # Thread 0 calls exit() inside the region after 100 taken loops: the runs its loop slot
+  # had summed are committed by the exit report all the same.
+  run(r --schedule program --threads 2 --stats s.json -- ${EXIT_IN_REGION})
+  expect("runs (got ${r_rc}: ${r_out} ${r_err})" r_rc EQUAL 0)
+  file(READ "${WORK}/s.json" stats)
+  string(JSON calls GET "${stats}" loops 0 calls)
+  string(JSON iterations GET "${stats}" loops 0 iterations)
+  expect("the loop was reached 100 times (got ${calls})" calls EQUAL 100)
+  expect("its 5000 iterations counted (got ${iterations})" iterations EQUAL 5000)
 elseif(CASE STREQUAL "summary_to_a_closed_pipe")
   # before: SIGPIPE killed aloe run while it printed the summary (141, the program's 0 lost).
   # Standard error is a pipe whose reader is closed before aloe run starts (no race with a
