@@ -193,7 +193,7 @@ namespace {
 // Worker w's share goes to /threads{locality#0/worker-thread#w}/…, in this thread's own
 // lane for w (runtime/counters.hpp): plain stores, no shared line; the same pass sums the
 // site's totals.
-void count_worker(loop_counters& c, int worker, const thread_ticks& t, site_counters::run_totals& sum) {
+[[gnu::always_inline]] inline void count_worker(loop_counters& c, int worker, const thread_ticks& t, site_counters::run_totals& sum) {
     const std::uint64_t busy = runtime::ticks_to_ns(t.static_t + t.dynamic_t);
     const std::uint64_t wait = runtime::ticks_to_ns(t.wait_t);
     c.iterations.add_for_worker(worker, t.iterations);
