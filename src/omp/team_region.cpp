@@ -28,8 +28,9 @@ struct region_pool {
     std::vector<team_region*> free;
 };
 
-// The pool as the fork hooks see it: they must not go through pool()'s guarded static (a
-// fork during its first use would leave the guard held in the child).
+// The pool as the fork hooks and the exit report see it: they must not go through pool()'s
+// guarded static (a fork during its first use would leave the guard held in the child; at
+// exit, a program that ran no region has no pool to make).
 constinit std::atomic<region_pool*> pool_for_fork{nullptr};
 // What the forking thread locked (fork_lock.hpp): the pool may be made between the hooks.
 constinit thread_local std::mutex* locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -96,9 +97,10 @@ void flush_slots(team_region& r) {
 void flush_taken_runs() {
     // Every region, running or not: a slot's batch has its own lock (shared_loop), and the
     // region's lock keeps its overflow slots where they are meanwhile.
-    region_pool& p = pool();
-    std::lock_guard pool_lock(p.mutex);
-    for (const std::unique_ptr<team_region>& r : p.all) {
+    region_pool* p = pool_for_fork.load(std::memory_order_acquire);
+    if (p == nullptr) return;  // no region ever ran: nothing to commit, nothing to make at exit
+    std::lock_guard pool_lock(p->mutex);
+    for (const std::unique_ptr<team_region>& r : p->all) {
         std::lock_guard region_lock(r->mutex);
         flush_slots(*r);
     }
