@@ -23,8 +23,13 @@
 #include <aloe/schedule.hpp>
 #include <aloe/subrange.hpp>
 
+#define ALOE_DETAIL_ALLOWED
+#include <aloe/detail/site_schedule.hpp>
+#undef ALOE_DETAIL_ALLOWED
+
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 namespace aloe {
 
@@ -35,6 +40,14 @@ public:
     /// Throws aloe::error when step is 0.
     loop_handle(std::int64_t first, std::int64_t last, std::int64_t step, const schedule& s, loop_site site = {});
     loop_handle(std::int64_t first, std::int64_t last, const schedule& s, loop_site site = {});
+    /// The schedule as text ("dynamic,chunk=4"): parsed once per call site and thread, not
+    /// at every construction. Throws aloe::error naming the bad part of a malformed text.
+    template <detail::schedule_text Text>
+    loop_handle(std::int64_t first, std::int64_t last, std::int64_t step, const Text& s, loop_site site = {})
+        : loop_handle(first, last, step, detail::site_schedule(site, std::string_view(s)), site) {}
+    template <detail::schedule_text Text>
+    loop_handle(std::int64_t first, std::int64_t last, const Text& s, loop_site site = {})
+        : loop_handle(first, last, 1, detail::site_schedule(site, std::string_view(s)), site) {}
     ~loop_handle();
     loop_handle(const loop_handle&) = delete;
     loop_handle& operator=(const loop_handle&) = delete;

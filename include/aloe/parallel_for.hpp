@@ -31,6 +31,7 @@
 
 #define ALOE_DETAIL_ALLOWED
 #include <aloe/detail/iteration_space.hpp>
+#include <aloe/detail/site_schedule.hpp>
 #undef ALOE_DETAIL_ALLOWED
 
 #include <atomic>
@@ -53,16 +54,6 @@ ALOE_API void run_loop(team& t, const iteration_space& space, const schedule& s,
 
 /// The schedule ALOE_SCHEDULE names, parsed once per process.
 ALOE_API const schedule& environment_schedule();
-
-/// The schedule `text` names, parsed once per loop site and thread and remembered until the
-/// text at that site changes (src/loop/schedules/spec_cache.hpp); throws aloe::error as
-/// schedule(text) does, at every call with a bad text.
-ALOE_API schedule site_schedule(const loop_site& site, std::string_view text);
-
-/// A schedule given as text (a literal, const char*, std::string, std::string_view): the
-/// overloads below take it so that it is parsed once per site, not converted per call.
-template <class T>
-concept schedule_text = std::is_convertible_v<const T&, std::string_view> && !std::is_same_v<T, schedule>;
 
 /// Holds the first exception thrown by any iteration of one loop.
 class exception_slot {

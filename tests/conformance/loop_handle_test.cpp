@@ -272,4 +272,27 @@ TEST(ConformanceLoopHandle, SiteStatisticsRecordedWhenTheLastThreadIsDone) {
     EXPECT_EQ(st->schedule, aloe::schedule("hybrid,fs=0.5,chunk=10").to_string());
 }
 
+TEST(ConformanceLoopHandle, ScheduleTextRunsThatScheduleAndABadTextThrowsNamingIt) {
+    // Text goes through the per-site parse cache: the same text again, and a changed text at
+    // the same site, each run as written; a bad text throws at every construction.
+    const aloe::loop_site site("conformance/loop-handle/text");
+    for (const char* text : {"dynamic,chunk=7", "dynamic,chunk=7", "guided,chunk=3"}) {
+        coverage c(0, 50, 1, 2);
+        aloe::loop_handle h(0, 50, std::string(text), site);
+        EXPECT_EQ(drive(h, 2, c), "");
+        EXPECT_TRUE(c.exactly_once());
+        const auto st = aloe::stats_of(site);
+        ASSERT_TRUE(st.has_value());
+        EXPECT_EQ(st->schedule, aloe::schedule(text).to_string()) << text;
+    }
+    for (int k = 0; k < 2; ++k) {
+        try {
+            aloe::loop_handle h(0, 10, 1, "dynamic,chunk=banana", site);
+            ADD_FAILURE() << "a malformed schedule text was accepted";
+        } catch (const aloe::error& e) {
+            EXPECT_NE(std::string(e.what()).find("banana"), std::string::npos) << e.what();
+        }
+    }
+}
+
 }  // namespace
