@@ -7,8 +7,9 @@
 //   build   the builders (schedule::dynamic(4), ::hybrid(0.8, 4), …);
 //   parse   the constructor from a string, for comparison (what a builder cost when it
 //           printed its string and parsed it back);
-//   call    an empty loop (first == last) through the C API and through aloe::parallel_for,
-//           once with a schedule string and once with a schedule value built beforehand:
+//   call    an empty loop (first == last) through the C API, aloe::parallel_for and an
+//           aloe::loop_handle constructed (and destroyed) with no thread asking, once with a
+//           schedule string and once with a schedule value built beforehand:
 //           the difference is what the string costs per call (a parse, or a cache hit).
 //           An empty loop does the site lookup and counts an empty call, no fork.
 // A benchmark, not a test: nothing is asserted, and the figures depend on the machine.
@@ -97,6 +98,12 @@ std::vector<variant> make_variants() {
                  }, {}});
     v.push_back({"call", "C++ parallel_for, value", [](int batch) {
                      for (int i = 0; i < batch; ++i) aloe::parallel_for(0, 0, dynamic4, [](std::int64_t) {});
+                 }, {}});
+    v.push_back({"call", "C++ loop_handle, string", [](int batch) {
+                     for (int i = 0; i < batch; ++i) aloe::loop_handle h(0, 0, "dynamic,chunk=4");
+                 }, {}});
+    v.push_back({"call", "C++ loop_handle, value", [](int batch) {
+                     for (int i = 0; i < batch; ++i) aloe::loop_handle h(0, 0, dynamic4);
                  }, {}});
     return v;
 }
