@@ -36,6 +36,18 @@ void add_to(thread_ticks& sum, const thread_ticks& t) noexcept {
 // Ticks between two readings; a worker that did nothing may have equal stamps.
 runtime::ticks span_of(runtime::ticks from, runtime::ticks to) { return to > from ? to - from : 0; }
 
+// One worker's record of a run joined at t1, as the statistics and counters count it.
+[[gnu::always_inline]] inline thread_ticks ticks_of(const worker_record& r, runtime::ticks t1) noexcept {
+    thread_ticks t;
+    t.static_t = span_of(r.start, r.static_end);
+    t.dynamic_t = span_of(r.static_end, r.end);
+    t.wait_t = span_of(r.end, t1);
+    t.iterations = r.static_iterations + r.dynamic_iterations;
+    t.chunks = r.chunks;
+    t.steals = r.steals;
+    return t;
+}
+
 // aloe's loop counters (their names and old names: include/aloe/stats.hpp).
 struct loop_counters {
     using unit = counter_unit;
@@ -81,15 +93,7 @@ void run_sums::add_run(std::span<const worker_record> records, runtime::ticks t0
     runtime::ticks busy_max = 0;
     runtime::ticks busy_sum = 0;
     for (std::size_t w = 0; w < p; ++w) {
-        const worker_record& r = records[w];
-        thread_ticks t;
-        t.static_t = span_of(r.start, r.static_end);
-        t.dynamic_t = span_of(r.static_end, r.end);
-        t.wait_t = span_of(r.end, t1);
-        t.iterations = r.static_iterations + r.dynamic_iterations;
-        t.chunks = r.chunks;
-        t.steals = r.steals;
-        last[w] = t;
+        const thread_ticks& t = last[w] = ticks_of(records[w], t1);
         add_to(total[w], t);
         iterations += t.iterations;
         const runtime::ticks busy = t.static_t + t.dynamic_t;
@@ -213,16 +217,7 @@ namespace {
 void count_loop(std::span<const worker_record> records, runtime::ticks t0, runtime::ticks t1, const site_counters& site) {
     loop_counters& c = counters();
     site_counters::run_totals sum;
-    for (std::size_t w = 0; w < records.size(); ++w) {
-        const worker_record& r = records[w];
-        thread_ticks t;
-        t.static_t = span_of(r.start, r.end);  // busy: the whole span
-        t.wait_t = span_of(r.end, t1);
-        t.iterations = r.static_iterations + r.dynamic_iterations;
-        t.chunks = r.chunks;
-        t.steals = r.steals;
-        count_worker(c, static_cast<int>(w), t, sum);
-    }
+    for (std::size_t w = 0; w < records.size(); ++w) count_worker(c, static_cast<int>(w), ticks_of(records[w], t1), sum);
     sum.time_ns = runtime::ticks_to_ns(span_of(t0, t1));
     c.parallel_runs.add(1);
     site.add_run(sum);

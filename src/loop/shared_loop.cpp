@@ -65,7 +65,6 @@ void shared_loop::reset(std::uint64_t count, const schedule& spec, site_state& s
         std::lock_guard lock(batch_lock_);
         if (batch_.runs != 0 && (&site != batch_site_ || !(spec == batch_spec_))) flush_locked();
     }
-    if (spec == spec_ && rerun(count, site)) return;
     rewind_next_ = false;
     count_ = count;
     spec_ = spec;
@@ -83,7 +82,9 @@ void shared_loop::reset(std::uint64_t count, const schedule& spec, site_state& s
 bool shared_loop::rerun(std::uint64_t count, site_state& site) noexcept {
     // The same loop again (the steady state of a loop in a region's loop): build() may
     // rewind the last build instead of making it anew.
-    if (!rewindable_ || phase_.load(std::memory_order_relaxed) != phase::ready || count != count_ || &site != site_)
+    // Only a run planned by no policy, of a schedule that can start over, is kept as it is.
+    if (!batching_ || rewind_ == nullptr || phase_.load(std::memory_order_relaxed) != phase::ready ||
+        count != count_ || &site != site_)
         return false;
     rewind_next_ = true;
     finished_.store(0, std::memory_order_relaxed);
@@ -117,7 +118,8 @@ void shared_loop::build(int nt) {
         scratch_.reset();
         sched_ = std::monostate{};
     }
-    rewindable_ = false;
+    batching_ = false;
+    rewind_ = nullptr;
     threads_ = nt;
     records_ = scratch_.make<worker_record>(static_cast<std::size_t>(nt));
     participants_ = scratch_.make<participant>(static_cast<std::size_t>(nt));
@@ -152,8 +154,6 @@ void shared_loop::build(int nt) {
                 else return nullptr;
             },
             sched_);
-        // A run planned by a policy, or one whose schedule reads history, is planned anew.
-        rewindable_ = batching_ && rewind_ != nullptr;
     }
     t0_ = runtime::now_ticks();
     phase_.store(phase::ready, std::memory_order_release);
@@ -165,9 +165,11 @@ void shared_loop::finish_thread() {
     const runtime::ticks t1 = runtime::now_ticks();
     if (batching_) {
         std::lock_guard lock(batch_lock_);
+        if (batch_.runs == 0) {  // a batch's runs share these (reset() and build() commit first)
+            batch_site_ = site_;
+            batch_spec_ = spec_;
+        }
         batch_.add_run(records_, t0_, t1);
-        batch_site_ = site_;
-        batch_spec_ = spec_;
         if (batch_.runs >= batch_limit_) flush_locked();
         return;
     }

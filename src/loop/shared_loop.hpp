@@ -17,7 +17,8 @@
 //
 // Batched commits (set_batch_limit, the interposer's loop slots): runs that no policy
 // observes and whose schedule keeps no history are summed by the thread that ends each run
-// (run_sums, no lock) and committed to the site, statistics and counters, once per batch:
+// (run_sums, under the batch's own lock, not the site's) and committed to the site,
+// statistics and counters, once per batch:
 // when it holds the limit, when a loop of another site, schedule or team size comes, and
 // when the owner calls flush() (the interposer: at exit). A batched run is thus in the
 // site's statistics and counters at the latest `limit` runs later. The batch has its own
@@ -140,11 +141,9 @@ private:
     std::atomic<int> finished_{0};
     // Batched commits (above): this run goes to the batch; the batch's site and schedule.
     bool batching_ = false;
-    // The last build may run again as it is (rewind): its schedule can start over, and reset()
-    // found the same site, schedule and count (build() checks the team size).
-    bool rewindable_ = false;
-    bool rewind_next_ = false;
+    // Starts the built schedule over (null: it cannot); rerun() asked build() to.
     void (*rewind_)(any_schedule&) noexcept = nullptr;
+    bool rewind_next_ = false;
     std::uint32_t batch_limit_ = 0;
     runtime::spin_lock batch_lock_;  ///< guards batch_, batch_site_ and batch_spec_
     void flush_locked();

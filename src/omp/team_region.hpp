@@ -57,8 +57,6 @@ inline constexpr std::uint32_t taken_run_batch = 64;
 
 struct loop_slot {
     loop_slot() { engine.set_batch_limit(taken_run_batch); }
-    loop_slot(const loop_slot&) = delete;
-    loop_slot& operator=(const loop_slot&) = delete;
 
     std::atomic<std::uint64_t> holds{0};  ///< index of the loop in it + 1; 0 when free
     std::atomic<int> departed{0};

@@ -510,7 +510,10 @@ TEST(LoopSharedLoopBatch, StepperPathWithRewindCountsEveryIteration) {
     loop.set_batch_limit(4);
     constexpr std::uint64_t n = 1001;  // the last chunk is short
     for (int k = 0; k < 8; ++k) {
-        loop.reset(n, schedule("dynamic,chunk=8"), site.st);
+        // As the interposer's fill_slot does: rerun when it can, else reset.
+        const bool reran = loop.rerun(n, site.st);
+        EXPECT_EQ(reran, k > 0) << "run " << k;
+        if (!reran) loop.reset(n, schedule("dynamic,chunk=8"), site.st);
         EXPECT_EQ(run_with_steppers(loop, 3), n);
     }
     EXPECT_EQ(loop.batched_runs(), 0u);
@@ -698,7 +701,8 @@ TEST(LoopSharedLoopBatch, RunsAPolicyObservesCommitEveryRunAfterThePendingBatch)
     observed_runs = 0;
     observed_iterations = 0;
     for (std::uint64_t k = 1; k <= 5; ++k) {
-        loop.reset(40, spec, site.st);  // the same loop: rerun, but a policy applies now
+        // The same loop: it reruns, but a policy applies now, so build() makes it anew.
+        if (!loop.rerun(40, site.st)) loop.reset(40, spec, site.st);
         EXPECT_EQ(run_on_threads(loop, 2), 40u);
         EXPECT_EQ(loop.batched_runs(), 0u) << "run " << k;
         EXPECT_EQ(site.invocations(), 2 + k) << "run " << k;
