@@ -177,14 +177,18 @@ cache_key key_of(const loop_request& r, int runtime_kind, int runtime_chunk, boo
                 static_cast<std::uint32_t>(runtime_chunk)};
 }
 
+// Whether the cache's key is `k` (relaxed loads: a reader checks the seqlock around them).
+[[gnu::always_inline]] inline bool holds_key(const omp_site::decision_cache& c, const cache_key& k) noexcept {
+    return c.form_and_flags.load(std::memory_order_relaxed) == k.form_and_flags &&
+           c.chunk.load(std::memory_order_relaxed) == k.chunk && c.runtime.load(std::memory_order_relaxed) == k.runtime;
+}
+
 // The cached decision for `k`, if the cache holds one (seqlock read: retried never, a
 // writer in progress just means the slow way this once).
 bool cached_decision(const omp_site::decision_cache& c, const cache_key& k, loop_decision& d) noexcept {
     const std::uint32_t seq = c.seq.load(std::memory_order_acquire);
     if ((seq & 1u) != 0) return false;
-    const bool same = c.form_and_flags.load(std::memory_order_relaxed) == k.form_and_flags &&
-                      c.chunk.load(std::memory_order_relaxed) == k.chunk &&
-                      c.runtime.load(std::memory_order_relaxed) == k.runtime;
+    const bool same = holds_key(c, k);
     d.choice = c.choice.load(std::memory_order_relaxed);
     d.kind = c.kind.load(std::memory_order_relaxed);
     d.chunk = c.run_chunk.load(std::memory_order_relaxed);
@@ -192,32 +196,31 @@ bool cached_decision(const omp_site::decision_cache& c, const cache_key& k, loop
     return same && c.seq.load(std::memory_order_relaxed) == seq;
 }
 
-void keep_decision(omp_site::decision_cache& c, const cache_key& k, const loop_decision& d) noexcept {
+// The seqlock's write side: one writer at a time; one that finds another writing leaves it be.
+template <class Write>
+void write_cache(omp_site::decision_cache& c, Write&& write) noexcept {
     std::uint32_t seq = c.seq.load(std::memory_order_relaxed);
-    // One writer at a time; one that finds another writing leaves it be.
     if ((seq & 1u) != 0 || !c.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
     std::atomic_thread_fence(std::memory_order_release);
-    c.form_and_flags.store(k.form_and_flags, std::memory_order_relaxed);
-    c.chunk.store(k.chunk, std::memory_order_relaxed);
-    c.runtime.store(k.runtime, std::memory_order_relaxed);
-    c.choice.store(d.choice, std::memory_order_relaxed);
-    c.kind.store(d.kind, std::memory_order_relaxed);
-    c.run_chunk.store(d.chunk, std::memory_order_relaxed);
+    write();
     c.seq.store(seq + 2, std::memory_order_release);
+}
+
+void keep_decision(omp_site::decision_cache& c, const cache_key& k, const loop_decision& d) noexcept {
+    write_cache(c, [&] {
+        c.form_and_flags.store(k.form_and_flags, std::memory_order_relaxed);
+        c.chunk.store(k.chunk, std::memory_order_relaxed);
+        c.runtime.store(k.runtime, std::memory_order_relaxed);
+        c.choice.store(d.choice, std::memory_order_relaxed);
+        c.kind.store(d.kind, std::memory_order_relaxed);
+        c.run_chunk.store(d.chunk, std::memory_order_relaxed);
+    });
 }
 
 // The cache no longer answers a request other than `k` (whose notes decide() just wrote).
 void forget_other_decision(omp_site::decision_cache& c, const cache_key& k) noexcept {
-    const std::uint64_t held = c.form_and_flags.load(std::memory_order_relaxed);
-    if (held == ~std::uint64_t{0}) return;
-    if (held == k.form_and_flags && c.chunk.load(std::memory_order_relaxed) == k.chunk &&
-        c.runtime.load(std::memory_order_relaxed) == k.runtime)
-        return;
-    std::uint32_t seq = c.seq.load(std::memory_order_relaxed);
-    if ((seq & 1u) != 0 || !c.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acquire)) return;
-    std::atomic_thread_fence(std::memory_order_release);
-    c.form_and_flags.store(~std::uint64_t{0}, std::memory_order_relaxed);
-    c.seq.store(seq + 2, std::memory_order_release);
+    if (c.form_and_flags.load(std::memory_order_relaxed) == ~std::uint64_t{0} || holds_key(c, k)) return;
+    write_cache(c, [&] { c.form_and_flags.store(~std::uint64_t{0}, std::memory_order_relaxed); });
 }
 
 // Outside any region aloe started on this thread: the reason, or null.
@@ -230,10 +233,6 @@ const char* outside_aloe_region() {
     return level == 0 ? "outside any parallel region (serial code)"
                       : "in a region aloe did not start (task reductions, teams)";
 }
-
-}  // namespace
-
-namespace {
 
 // decide() without the cache; `keep`: the answer may be kept for the same request.
 [[gnu::noinline]] loop_decision decide_anew(omp_site& site, const loop_request& r, bool starting_region, int runtime_kind,
