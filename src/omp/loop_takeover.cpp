@@ -398,8 +398,7 @@ bool leave_current_loop(thread_view& v) {
         if (tracing())
             trace_event(trace_kind::loop_taken, *s->site, v.loop_t0, runtime::now_ticks(), v.thread,
                         v.step.part->iterations());
-        v.loop = nullptr;
-        v.step.direct.next = nullptr;  // the next-call fast path tests only this
+        v.clear_loop();
         leave_loop(*v.region, *s, v.threads);
         return true;
     }

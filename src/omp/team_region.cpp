@@ -88,10 +88,6 @@ void for_each_slot(team_region& r, F&& fn) {
     r.overflow.for_each_slot(fn);
 }
 
-void flush_slots(team_region& r) {
-    for_each_slot(r, [](loop_slot& s) { s.engine.flush(); });
-}
-
 }  // namespace
 
 void flush_taken_runs() {
@@ -102,7 +98,7 @@ void flush_taken_runs() {
     std::lock_guard pool_lock(p->mutex);
     for (const std::unique_ptr<team_region>& r : p->all) {
         std::lock_guard region_lock(r->mutex);
-        flush_slots(*r);
+        for_each_slot(*r, [](loop_slot& s) { s.engine.flush(); });
     }
 }
 
@@ -254,8 +250,7 @@ void enter_view(thread_view& v, team_region& r) {
     v.threads = g.get_num_threads();
     v.level = g.get_level();
     v.loops_met = 0;
-    v.loop = nullptr;
-    v.step.direct.next = nullptr;
+    v.clear_loop();
     v.forwarded = nullptr;
     note_team(r, v.threads);
     if (r.preset_loop) {
@@ -271,8 +266,7 @@ bool outside(const thread_view& v) noexcept { return v.region == nullptr && v.lo
 
 void back_outside(thread_view& v) noexcept {
     v.region = nullptr;
-    v.loop = nullptr;
-    v.step.direct.next = nullptr;
+    v.clear_loop();
     v.forwarded = nullptr;
     v.thread = 0;
     v.threads = 1;

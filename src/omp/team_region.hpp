@@ -147,7 +147,7 @@ struct thread_view {
     std::uint64_t loops_met = 0;
     loop_slot* loop = nullptr;             ///< the taken loop this thread is inside
     /// Its participant there (the per-chunk path). step.direct.next is null whenever `loop`
-    /// is: the next call's fast path tests that alone.
+    /// is (clear_loop()): the next call's fast path tests that alone.
     loop::shared_loop::stepper step;
     iteration_map map;                     ///< the loop's, copied: one line less per chunk
     runtime::ticks loop_t0 = 0;
@@ -158,6 +158,12 @@ struct thread_view {
     int forwarded_thread = 0;              ///< its OpenMP thread number there (libgomp's): 0 counts
     runtime::ticks forwarded_t0 = 0;
     std::uint64_t forwarded_iterations = 0;
+
+    /// Outside any taken loop (the one place `loop` becomes null).
+    void clear_loop() noexcept {
+        loop = nullptr;
+        step.direct.next = nullptr;
+    }
 };
 
 // initial-exec: the library is loaded at start-up (LD_PRELOAD or linked), so its TLS is in
