@@ -113,8 +113,9 @@ struct counting_source {
         int n = self.left.load();
         while (n > 0 && !self.left.compare_exchange_weak(n, n - 1)) {}
         if (n <= 0) return false;
-        self.done.fetch_add(1);
+        // by_workers before done: the test reads it once done reaches the total.
         if (worker >= 1) self.by_workers.fetch_add(1);
+        self.done.fetch_add(1);
         return true;
     }
 };
