@@ -14,14 +14,17 @@
 /// | `staggered,fs=f[,chunk=c][,queue=atomic\|mutex]` | own queue after own static block, neighbour stealing |
 /// | `weighted[,fs=f][,chunk=c]`          | static shares proportional to measured thread speed |
 /// | `tasklets,n=k[,fs=f][,skew=r][,locality=0\|1]` | dynamic part cut into k tasklets, largest first when r>1 |
-/// | `adaptive[,search=local\|nlopt\|sweep][,chunk=c\|auto][,delay=optimistic\|pessimistic]` | tunes itself per loop site (below) |
+/// | `adaptive[,search=race\|local\|nlopt\|sweep][,chunk=c\|auto][,delay=optimistic\|pessimistic]` | tunes itself per loop site (below) |
 ///
 /// Defaults: chunk=1, fs=1 for weighted, fs=0 for tasklets, skew=1 (uniform), locality=1,
-/// queue=atomic; for adaptive search=local, chunk=auto, delay=optimistic.
+/// queue=atomic; for adaptive search=race, chunk=auto, delay=optimistic.
 ///
 /// `adaptive` measures each loop site (one static and one dynamic invocation, the team's
 /// dequeue cost, the machine's noise), sizes the dynamic fraction with Kale's model, then
-/// refines it online: `local` walks fs in ±0.05 steps, `nlopt` searches fs and the chunk
+/// refines it online: `race` (the default) races a few candidates (static, the model's
+/// fs, dynamic, guided, coarse chunks, weighted blocks replayed from measured speed) by
+/// confidence intervals within 20 invocations and keeps re-checking the runners-up, `local`
+/// walks fs in ±0.05 steps, `nlopt` searches fs and the chunk
 /// together with a derivative-free optimiser, `sweep` tries every fs in 0.05 steps once
 /// (the thesis's "besf"). It runs `staggered` with the tuned fraction, with block sizes
 /// weighted by thread speed when a core is persistently slow, and plain `static` when the
@@ -66,7 +69,7 @@ struct kind_text;
 }  // namespace loop
 
 /// How `adaptive` searches (see the table above).
-enum class adaptive_search : std::uint8_t { local, nlopt, sweep };
+enum class adaptive_search : std::uint8_t { local, nlopt, sweep, race };
 
 /// How `adaptive`'s model combines noise and the application's own imbalance into one delay:
 /// the larger of the two (optimistic) or their sum (pessimistic: noise hits the most loaded
@@ -117,7 +120,7 @@ public:
     static schedule weighted(double fs = 1.0, std::int64_t chunk = 1);
     static schedule tasklets(std::int64_t count, double fs = 0.0, double skew = 1.0, bool locality = true);
     /// chunk 0: chosen by the tuner.
-    static schedule adaptive(adaptive_search search = adaptive_search::local, std::int64_t chunk = 0,
+    static schedule adaptive(adaptive_search search = adaptive_search::race, std::int64_t chunk = 0,
                              delay_model delay = delay_model::optimistic);
 
     friend bool operator==(const schedule&, const schedule&) = default;
@@ -133,7 +136,7 @@ private:
     double skew_ = 1.0;
     bool locality_ = true;
     queue_claim claim_ = queue_claim::atomic;
-    adaptive_search search_ = adaptive_search::local;
+    adaptive_search search_ = adaptive_search::race;
     delay_model delay_ = delay_model::optimistic;
 };
 

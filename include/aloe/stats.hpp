@@ -75,7 +75,7 @@ struct tuning_stats {
     bool weighted = false;        ///< block sizes follow thread speed (a persistently slow core)
     std::uint64_t trials = 0;     ///< invocations spent probing and searching
     std::uint64_t searches = 0;   ///< 1 + times drift re-opened the search
-    std::int64_t converged_at = -1;  ///< invocation (1-based) of the first convergence; −1: not yet
+    std::int64_t converged_at = -1;  ///< invocation (1-based) of the first convergence; 0: recalled from ALOE_TUNING; −1: not yet
     std::vector<tuning_step> steps;  ///< the first 256 invocations
 };
 

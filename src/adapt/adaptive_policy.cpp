@@ -12,6 +12,9 @@
 #include <cmath>
 #include <mutex>
 #include <sstream>
+#include <utility>
+
+#include <unistd.h>
 
 namespace aloe::adapt {
 
@@ -23,6 +26,7 @@ constexpr int nlopt_samples = 2;         // invocations per point NLopt asks for
 constexpr int nlopt_evaluations = 12;
 constexpr int watch_samples = 8;         // drift watch window (drift_watch.hpp), ±10%
 constexpr std::size_t recent = 8;        // window of live estimates (q, t1, lateness)
+constexpr double unprobed_dequeue_s = 60e-9;  // q when the start-up probe did not run
 
 double seconds_between(runtime::ticks a, runtime::ticks b) noexcept {
     return b > a ? runtime::ticks_to_seconds(b - a) : 0.0;
@@ -45,14 +49,17 @@ struct adaptive_policy::run_facts {
     double seconds = 0;           // fork to join
     double busy_s = 0;            // summed over threads: the work plus what scheduling cost
     double imbalance = 1;         // max/mean busy
+    double busy_max_s = 0;        // the busiest thread's start to end
+    double busy_mean_s = 0;
     double lateness_s = 0;        // max over threads of static time beyond the mean pace
     double chunks = 0;            // dynamic chunks, all threads
     bool static_only = true;      // no dynamic chunk ran
     std::vector<double> speed;    // iterations per second of busy time, per thread
 };
 
-adaptive_policy::adaptive_policy(const schedule& spec, const machine_probes& probes, const adaptive_options& options)
-    : spec_(spec), probes_(probes), options_(options), drift_(watch_samples, 0.10) {}
+adaptive_policy::adaptive_policy(const schedule& spec, const machine_probes& probes, const adaptive_options& options,
+                                 tuning_memory* memory, std::string site)
+    : spec_(spec), probes_(probes), options_(options), drift_(watch_samples, 0.10), memory_(memory), site_(std::move(site)) {}
 
 adaptive_policy::~adaptive_policy() = default;
 
@@ -65,15 +72,31 @@ std::int64_t adaptive_policy::chunk_for(double dequeue_s, double iteration_s, do
     return static_cast<std::int64_t>(std::clamp(c, 1.0, cap));
 }
 
+std::int64_t adaptive_policy::coarse_chunk_for(std::int64_t chunk, double iteration_s, std::uint64_t iterations,
+                                               int threads, std::size_t page_bytes) noexcept {
+    double c = 4.0 * static_cast<double>(std::max<std::int64_t>(chunk, 1));
+    // An iteration this short is streaming a few bytes: chunks of a page of doubles keep every
+    // array it streams page-aligned per thread (prefetchers stop at page boundaries; a page
+    // shared by two threads' chunks moves between their caches).
+    if (iteration_s > 0 && iteration_s < 50e-9) c = std::max(c, static_cast<double>(page_bytes / sizeof(double)));
+    const double cap = std::max(1.0, std::floor(static_cast<double>(iterations) / (4.0 * std::max(threads, 1))));
+    return static_cast<std::int64_t>(std::clamp(c, 1.0, cap));
+}
+
 double adaptive_policy::dequeue_s() const noexcept {
     // The start-up probe (a contended shared counter's dequeue) is the floor; live estimates
     // from this site's dynamic parts raise it when chunks cost more here (moved data missing
     // in cache). Of those, the least: noise only ever adds busy time (a preempted worker is
     // busy on the clock), and a W measured in a disturbed run drags estimates towards 0,
     // which the floor absorbs.
+    // Without the probe (a site of the native API that runs before any parallel_for), the
+    // floor is what a dequeue from a counter another core wrote last costs: 50–60 ns for
+    // libgomp's dynamic,1 on the 2-core VM of MACHINE-NOTES.md, more on bigger sockets. A
+    // floor of 0 gave memory-bound loops of 0.6 ns iterations chunks of 1 (issue 14).
+    const double floor = probes_.dequeue_s > 0 ? probes_.dequeue_s : unprobed_dequeue_s;
     if (live_dequeue_s_.size() >= 2)
-        return std::max(probes_.dequeue_s, *std::min_element(live_dequeue_s_.begin(), live_dequeue_s_.end()));
-    return probes_.dequeue_s;
+        return std::max(floor, *std::min_element(live_dequeue_s_.begin(), live_dequeue_s_.end()));
+    return floor;
 }
 
 std::int64_t adaptive_policy::dynamic_chunk(double fs) const noexcept {
@@ -83,13 +106,38 @@ std::int64_t adaptive_policy::dynamic_chunk(double fs) const noexcept {
 }
 
 adaptive_policy::choice adaptive_policy::choose(std::uint64_t iterations, int threads) {
+    iterations_ = iterations;
     if (threads != threads_) {
+        const bool first = threads_ == 0;
         weighted_ = false;  // weights were per thread of another team
         weights_.clear();
+        replay_weights_.clear();
         slow_runs_ = 0;
+        threads_ = threads;
+        if (!first && race_) {
+            // The race's candidates and samples were for another team: start over.
+            race_.reset();
+            candidates_.clear();
+            phase_ = phase::probe_static;
+            static_runs_ = 0;
+            ++searches_;
+            reason_ = "a team of " + std::to_string(threads) + " threads: probing again";
+        }
+        if (first && memory_ != nullptr && !site_.empty())
+            if (const std::optional<site_memory> m = memory_->recall(site_, threads)) resume(*m);
     }
-    iterations_ = iterations;
-    threads_ = threads;
+    if (race_ && (phase_ == phase::searching || phase_ == phase::converged)) {
+        running_ = race_->to_run();
+        const candidate& k = candidates_[static_cast<std::size_t>(running_)];
+        fs_ = k.fs;
+        chunk_ = k.chunk;
+        current_ = k.run;
+        const bool blocks = k.run.kind() == schedule_kind::static_block || k.run.kind() == schedule_kind::staggered;
+        const std::vector<double>* w = k.replay ? &replay_weights_ : weighted_ && blocks ? &weights_ : nullptr;
+        return {current_, w != nullptr && w->size() == static_cast<std::size_t>(threads) ? std::span<const double>(*w)
+                                                                                        : std::span<const double>()};
+    }
+    running_ = -1;
     double fs = fs_;
     std::int64_t chunk = 0;
     switch (phase_) {
@@ -138,6 +186,8 @@ adaptive_policy::run_facts adaptive_policy::facts_of(std::span<const loop::worke
     f.static_only = f.chunks == 0;
     const double busy_mean = f.busy_s / static_cast<double>(std::max<std::size_t>(records.size(), 1));
     f.imbalance = busy_mean > 0 ? busy_max / busy_mean : 1.0;
+    f.busy_max_s = busy_max;
+    f.busy_mean_s = busy_mean;
     if (iteration_s_ > 0) {
         for (const loop::worker_record& r : records) {
             const double late = seconds_between(r.start, r.static_end) -
@@ -146,6 +196,35 @@ adaptive_policy::run_facts adaptive_policy::facts_of(std::span<const loop::worke
         }
     }
     return f;
+}
+
+void adaptive_policy::replay(const std::vector<double>& speed) {
+    if (speed.size() != replay_weights_.size() || speed.empty()) return;
+    // Each thread's median speed of the last three runs: a slow core is slow in all of them,
+    // a noise event that slowed one run does not move the split. Once the race is decided
+    // the split stays (a candidate that kept changing could not be judged); drift re-opens.
+    if (race_ && race_->decided()) return;
+    push_recent(replay_speeds_, speed, 3);
+    std::vector<double> typical(speed.size(), 0.0);
+    std::vector<double> of_thread;
+    for (std::size_t t = 0; t < typical.size(); ++t) {
+        of_thread.clear();
+        for (const std::vector<double>& s : replay_speeds_) of_thread.push_back(s[t]);
+        typical[t] = median(of_thread);
+    }
+    loop::weighted_split::blend_weights(replay_weights_, typical);
+}
+
+bool adaptive_policy::quiet(const run_facts& f) const noexcept {
+    // Balanced busy times are not enough: a thread whose core another program holds starts
+    // late and then runs its block at full speed (a spinner on its CPU: busy times equal,
+    // the run three times longer). So the wall time must also be the busiest thread's, give
+    // or take the tolerance, or 20 µs of fork and join.
+    // Both with an allowance for what no schedule can move: a few microseconds of wake-up
+    // and fork jitter (a 13 µs loop whose threads end 1.5 µs apart is "8% imbalanced").
+    const double idle = f.seconds - f.busy_max_s;
+    return f.busy_max_s - f.busy_mean_s <= std::max(options_.balance_tolerance * f.busy_mean_s, 5e-6) &&
+           idle <= std::max(options_.balance_tolerance * f.seconds, 20e-6);
 }
 
 void adaptive_policy::learn(const run_facts& f) {
@@ -185,7 +264,9 @@ void adaptive_policy::watch_speeds(const run_facts& f) {
         loop::weighted_split::blend_weights(weights_, f.speed);
         return;
     }
-    if (slow_runs_ < options_.slow_core_runs) return;
+    // A race has its own weighted candidate (replay) and judges it against the rest; a slow
+    // core that arrives after it shows as drift.
+    if (slow_runs_ < options_.slow_core_runs || race_) return;
     weighted_ = true;
     weights_.assign(p, 1.0);
     loop::weighted_split::blend_weights(weights_, f.speed);
@@ -203,6 +284,10 @@ void adaptive_policy::read_counters_of(std::string_view instance) {
 }
 
 void adaptive_policy::observe(const loop::loop_outcome& o) {
+    // Fork to join from the records' clock when the runner gave them: the counter's delta
+    // is the same time, but reading it builds a vector of named samples per run (a third of
+    // what observing cost a 13 µs loop, issue 14).
+    if (o.join > o.fork) return observe(o.records, o.fork, o.join);
     if (time_reader_) {
         const std::vector<counter_sample> d = time_reader_->delta();
         if (d.size() == 1 && d.front().value > 0) return observe_run(o.records, static_cast<double>(d.front().value) * 1e-9);
@@ -225,6 +310,11 @@ void adaptive_policy::observe_run(std::span<const loop::worker_record> records, 
     const phase before = phase_;
     learn(f);
     if (phase_ != before) return;  // learning re-opened the search: this run judged the old choice
+    if (running_ >= 0 && race_) {
+        const candidate& k = candidates_[static_cast<std::size_t>(running_)];
+        if (k.replay) replay(f.speed);
+        return race_observed(f.seconds / static_cast<double>(std::max<std::uint64_t>(iterations_, 1)));
+    }
     switch (phase_) {
         case phase::probe_static: return after_probe_static(f);
         case phase::probe_dynamic: return after_probe_dynamic(f);
@@ -235,7 +325,7 @@ void adaptive_policy::observe_run(std::span<const loop::worker_record> records, 
         // On static blocks: late static parts in several recent runs mean noise or imbalance
         // arrived; look again.
         if (f.lateness_s > 0) push_recent(lateness_s_, f.lateness_s);
-        push_recent(late_, f.imbalance > 1 + options_.balance_tolerance, static_cast<std::size_t>(options_.late_window));
+        push_recent(late_, !quiet(f), static_cast<std::size_t>(options_.late_window));
         if (std::count(late_.begin(), late_.end(), true) >= options_.late_runs_to_reopen) {
             static_seconds_ = f.seconds;
             reopen("late static parts in " + std::to_string(std::count(late_.begin(), late_.end(), true)) + " of the last " +
@@ -265,17 +355,26 @@ void adaptive_policy::after_probe_static(const run_facts& f) {
         static_seconds_ = f.seconds;
         static_imbalance_ = f.imbalance;
     }
+    static_quiet_ = (static_runs_ == 0 || static_quiet_) && quiet(f);
+    if (static_runs_ == 1) {
+        // The warm run: the race's first static sample, and the replay candidate's first split.
+        probe_static_per_it_ = f.seconds / static_cast<double>(std::max<std::uint64_t>(iterations_, 1));
+        replay_weights_.assign(f.speed.size(), 1.0);
+        replay_speeds_.clear();
+        replay(f.speed);
+    }
     if (++static_runs_ < 2) {
         reason_ = "probing: second static run";
         return;
     }
     static_runs_ = 0;
-    if (static_imbalance_ <= 1 + options_.balance_tolerance && !weighted_) {
+    if (static_quiet_ && !weighted_) {
         model_fs_ = 1;
         return converge("balanced and quiet (max/mean busy " + fixed(static_imbalance_, 3) + "): static");
     }
     phase_ = phase::probe_dynamic;
-    reason_ = "probing: static run imbalanced (max/mean busy " + fixed(static_imbalance_, 3) + "); one dynamic run next";
+    reason_ = "probing: static runs imbalanced or late (max/mean busy " + fixed(static_imbalance_, 3) +
+              "); one dynamic run next";
 }
 
 void adaptive_policy::after_probe_dynamic(const run_facts& f) {
@@ -295,6 +394,7 @@ void adaptive_policy::after_probe_dynamic(const run_facts& f) {
     model_ = model_dynamic_fraction(
         m, spec_.delay() == delay_model::pessimistic ? delay_combination::pessimistic : delay_combination::optimistic);
     model_fs_ = 1 - model_.dynamic_fraction;
+    if (spec_.search() == adaptive_search::race) return start_race(f.seconds);
     start_search();
 }
 
@@ -336,6 +436,7 @@ void adaptive_policy::start_search() {
                       " from the model's fs=" + fixed(model_fs_);
             return;
         }
+        case adaptive_search::race: return;  // start_race runs it, after the dynamic probe
         case adaptive_search::sweep:
             sweep_index_ = 0;
             sweep_samples_.clear();
@@ -386,8 +487,200 @@ void adaptive_policy::judged_search(double seconds) {
     converge("sweep: best of 21 fractions at fs=" + fixed(fs_));
 }
 
+namespace {
+
+std::string name_of(const schedule& run, bool replay) { return replay ? "replay" : run.to_string(); }
+
+std::size_t page_bytes() noexcept {
+    static const long bytes = sysconf(_SC_PAGESIZE);
+    return bytes > 0 ? static_cast<std::size_t>(bytes) : 4096;
+}
+
+// The fs at the vertex of the parabola through (0, y0), (f, yf), (1, y1); NaN when it opens
+// downwards or f is not strictly between 0 and 1.
+double parabola_vertex(double y0, double f, double yf, double y1) noexcept {
+    if (!(f > 0 && f < 1)) return std::nan("");
+    const double a = ((yf - y0) - f * (y1 - y0)) / (f * f - f);
+    const double b = (y1 - y0) - a;
+    return a > 0 ? -b / (2 * a) : std::nan("");
+}
+
+}  // namespace
+
+void adaptive_policy::start_race(double dynamic_seconds) {
+    ++searches_;
+    const std::int64_t c = std::max<std::int64_t>(chunk_, 1);  // the dynamic probe's
+    const double fs = std::clamp(std::round(model_fs_ / fs_step) * fs_step, 0.1, 0.9);
+    const std::int64_t coarse = coarse_chunk_for(c, iteration_s_, iterations_, threads_, page_bytes());
+    candidates_.clear();
+    candidates_.push_back({schedule(), 1, 0, false});
+    candidates_.push_back({schedule::staggered(0, c), 0, c, false});
+    candidates_.push_back({schedule::staggered(fs, c), fs, c, false});
+    candidates_.push_back({schedule::guided(c), 0, c, false});  // libgomp's and libomp's guided
+    if (coarse > c) candidates_.push_back({schedule::staggered(0, coarse), 0, coarse, false});
+    // oneTBB's affinity partitioner replays where the last run's work went; here static
+    // blocks sized by the speeds this candidate's own runs measured.
+    if (!weighted_ && threads_ > 1 && replay_weights_.size() == static_cast<std::size_t>(threads_))
+        candidates_.push_back({schedule(), 1, 0, true});
+    std::vector<std::string> names;
+    for (const candidate& k : candidates_) names.push_back(name_of(k.run, k.replay));
+    race_ = std::make_unique<candidate_race>(std::move(names), race_options{options_.race_budget, options_.recheck_every});
+    const double n = static_cast<double>(std::max<std::uint64_t>(iterations_, 1));
+    if (probe_static_per_it_ > 0) race_->observe(0, probe_static_per_it_);
+    if (dynamic_seconds > 0) race_->observe(1, dynamic_seconds / n);
+    phase_ = phase::searching;
+    reason_ = "searching: racing " + std::to_string(candidates_.size()) + " candidates (model fs=" + fixed(model_fs_) +
+              ", chunk " + std::to_string(c) + (weighted_ ? ", weighted blocks" : "") + ")";
+    keep_memory();
+}
+
+void adaptive_policy::race_observed(double per_iteration_s) {
+    const int ran = running_;
+    if (std::exchange(skip_sample_, false)) return;
+    race_->observe(ran, per_iteration_s);
+    if (phase_ == phase::searching) {
+        if (race_->decided()) return race_decided();
+        return keep_memory();
+    }
+    const std::vector<candidate_race::entry>& e = race_->entries();
+    const int w = race_->winner();
+    if (race_->take_winner_changed()) {
+        reason_ = "re-check: " + e[static_cast<std::size_t>(w)].name + " ran faster (mean " +
+                  micros(e[static_cast<std::size_t>(w)].stats.mean * 1e3) + " per 1000 iterations); switched";
+        drift_.reset();
+        return keep_memory();
+    }
+    if (ran == w && drift_.observe(per_iteration_s))
+        return reopen("drift: the converged time per iteration changed by " + fixed(100 * drift_.last_change(), 0) + "%");
+    if (invocations_ - kept_at_ >= 64) keep_memory();
+}
+
+void adaptive_policy::race_decided() {
+    offer_fitted_fraction();
+    const std::vector<candidate_race::entry>& e = race_->entries();
+    const candidate_race::entry& w = e[static_cast<std::size_t>(race_->winner())];
+    const auto in = std::count_if(e.begin(), e.end(), [](const candidate_race::entry& x) { return x.in && !x.late; });
+    const double spread = w.stats.mean > 0 ? w.stats.half_width() / w.stats.mean : 0;
+    converge("race: " + w.name +
+             (race_->how() == candidate_race::verdict::separated
+                  ? " (the others' 95% intervals lay above it)"
+                  : " (best mean of " + std::to_string(in) + " the noise could not separate, ±" + fixed(100 * spread, 1) +
+                        "%)") +
+             " after " + std::to_string(race_->samples_in_race()) + " invocations");
+    keep_memory();
+}
+
+void adaptive_policy::offer_fitted_fraction() {
+    // A parabola through the means at fs = 0 (dynamic), the model's fs and 1 (static), all
+    // samples of each pooled: where it bottoms out between them, that fs joins the re-checks.
+    if (candidates_.size() < 3 || candidates_[1].replay || candidates_[2].replay) return;
+    const std::vector<candidate_race::entry>& e = race_->entries();
+    if (e[0].stats.n < 2 || e[1].stats.n < 2 || e[2].stats.n < 2) return;
+    const double f = candidates_[2].fs;
+    const double v = parabola_vertex(e[1].stats.mean, f, e[2].stats.mean, e[0].stats.mean);
+    if (!(v > 0.05 && v < 0.95)) return;
+    const double fs = std::round(v / fs_step) * fs_step;
+    if (std::abs(fs - f) < 0.1 - 1e-9) return;
+    const std::int64_t c = candidates_[2].chunk;
+    const schedule run = schedule::staggered(fs, c);
+    if (race_->find(name_of(run, false)) >= 0) return;
+    race_->add(name_of(run, false));
+    candidates_.push_back({run, fs, c, false});
+}
+
+site_memory adaptive_policy::remember() const {
+    site_memory m;
+    m.invocations = recalled_invocations_ + invocations_;
+    if (race_) {
+        m.candidates = race_->remember();
+        bool any_weighted = false;
+        for (std::size_t i = 0; i < m.candidates.size() && i < candidates_.size(); ++i) {
+            const candidate& k = candidates_[i];
+            const bool blocks = k.run.kind() == schedule_kind::static_block || k.run.kind() == schedule_kind::staggered;
+            m.candidates[i].weighted = k.replay || (weighted_ && blocks);
+            any_weighted = any_weighted || m.candidates[i].weighted;
+        }
+        if (any_weighted) m.weights = weighted_ ? weights_ : replay_weights_;
+        m.converged = phase_ == phase::converged;
+        if (m.converged) m.chosen = race_->entries()[static_cast<std::size_t>(race_->winner())].name;
+    } else if (phase_ == phase::converged && iterations_ > 0) {
+        // Another search's result, or the balanced-and-quiet static: its choice alone.
+        m.converged = true;
+        m.chosen = current_.to_string();
+        const double t = (fs_ >= 1 && !weighted_ ? static_seconds_ : 0) / static_cast<double>(iterations_);
+        m.candidates.push_back({m.chosen, weighted_, 1, t, 0});
+        if (weighted_) m.weights = weights_;
+    }
+    return m;
+}
+
+void adaptive_policy::keep_memory() {
+    kept_at_ = invocations_;
+    if (memory_ == nullptr || site_.empty()) return;
+    const site_memory m = remember();
+    if (!m.candidates.empty()) memory_->keep(site_, threads_, m);
+}
+
+void adaptive_policy::resume(const site_memory& m) {
+    const bool weights_fit = m.weights.size() == static_cast<std::size_t>(threads_) && threads_ > 1;
+    std::vector<candidate> cs;
+    std::vector<std::string> names;
+    bool weighted = false, replay = false;
+    for (const candidate_memory& c : m.candidates) {
+        candidate k;
+        if (c.schedule == "replay") {
+            if (!weights_fit) continue;
+            k.replay = replay = true;
+        } else {
+            try {
+                k.run = schedule(c.schedule);
+            } catch (const std::exception&) {
+                continue;  // the store checked it; a schedule this version no longer knows
+            }
+            const schedule_kind kind = k.run.kind();
+            if (kind == schedule_kind::adaptive) continue;
+            k.fs = kind == schedule_kind::static_block ? 1.0
+                   : kind == schedule_kind::staggered || kind == schedule_kind::hybrid ? k.run.static_fraction()
+                                                                                        : 0.0;
+            k.chunk = kind == schedule_kind::static_block ? 0 : k.run.chunk();
+            if (c.weighted && weights_fit) weighted = true;
+        }
+        cs.push_back(std::move(k));
+        names.push_back(c.schedule);
+    }
+    if (cs.empty()) return;
+    if (weighted) weights_ = m.weights, weighted_ = true;
+    if (replay) replay_weights_ = m.weights;
+    recalled_invocations_ = m.invocations;
+    skip_sample_ = true;
+    const std::string from = " (recalled: " + std::to_string(m.invocations) + " invocations of earlier runs)";
+    if (m.converged && names.size() == 1 && names.front() == "static" && !weighted_) {
+        // The balanced-and-quiet static, with its watch for late static parts.
+        phase_ = phase::converged;
+        fs_ = 1;
+        current_ = schedule();
+        converged_at_ = 0;
+        reason_ = "static" + from;
+        return;
+    }
+    candidates_ = std::move(cs);
+    race_ = std::make_unique<candidate_race>(names, race_options{options_.race_budget, options_.recheck_every});
+    race_->recall(m.candidates, m.converged, m.chosen);
+    ++searches_;
+    if (race_->decided()) {
+        phase_ = phase::converged;
+        converged_at_ = 0;
+        drift_.reset();
+        reason_ = "race: " + race_->entries()[static_cast<std::size_t>(race_->winner())].name + from + "; re-checking";
+    } else {
+        phase_ = phase::searching;
+        reason_ = "searching: racing " + std::to_string(candidates_.size()) + " candidates" + from;
+    }
+}
+
 void adaptive_policy::converge(std::string reason) {
     phase_ = phase::converged;
+    settled_at_ = invocations_;
     reason_ = std::move(reason);
     if (converged_at_ < 0) converged_at_ = static_cast<std::int64_t>(invocations_);
     late_.clear();
@@ -395,9 +688,23 @@ void adaptive_policy::converge(std::string reason) {
 }
 
 void adaptive_policy::reopen(std::string reason) {
+    // Each re-opening costs a search (about 20 invocations, some on poor candidates), and on
+    // short loops whose trip counts change, jitter looks like drift: the n-th re-opening
+    // waits 16·2^n invocations after the last convergence (16, 32, … at most 16,384).
+    const std::uint64_t gap = std::uint64_t{16} << std::min<std::uint64_t>(reopened_, 10);
+    if (invocations_ < settled_at_ + gap) {
+        late_.clear();
+        drift_.reset();
+        return;
+    }
+    ++reopened_;
     ++searches_;
     local_.reset();
     nlopt_.reset();
+    race_.reset();
+    candidates_.clear();
+    running_ = -1;
+    probe_static_per_it_ = 0;  // the run that re-opened is no fair static sample
     late_.clear();
     phase_ = phase::probe_dynamic;
     reason_ = std::move(reason) + "; probing again";
@@ -416,7 +723,9 @@ tuning_stats adaptive_policy::snapshot() const {
     t.delay_app_s = delay_app_s_;
     t.dequeue_s = dequeue_s();
     t.iteration_s = iteration_s_;
-    t.weighted = weighted_;
+    // Blocks follow thread speed: the site's weights, or the race's replayed split won.
+    t.weighted = weighted_ || (race_ && phase_ == phase::converged &&
+                               candidates_[static_cast<std::size_t>(race_->winner())].replay);
     t.trials = trials_;
     t.searches = searches_;
     t.converged_at = converged_at_;

@@ -11,9 +11,13 @@
 //   2. probe dynamic: run `staggered,fs=0` with the chunk sized from q and t1; then
 //      δ_app = t_static − t_dynamic − overhead (overhead = chunks per thread · q). Every run
 //      with dynamic chunks refines q: (summed busy − W) / chunks.
-//   3. search: start at the model's fs = 1 − fd (dynamic_fraction_model), refine by local
-//      search (±0.05, judged by the mean of 3 invocations: see median.hpp), or by NLopt over
-//      fs and the chunk together (search=nlopt), or try every fs (search=sweep, "besf").
+//   3. search: race (default, candidate_race.hpp) static, the model's fs = 1 − fd
+//      (dynamic_fraction_model), dynamic, guided, coarse chunks (a page of doubles at
+//      least) and static blocks replayed from measured speed, judged by confidence
+//      intervals of their time per iteration, within 20 invocations; a fs fitted through
+//      the static, model and dynamic means joins the re-checks after. Or uSched's local
+//      search (search=local: ±0.05, the mean of 3 invocations, see median.hpp), NLopt over
+//      fs and the chunk together (search=nlopt), or every fs (search=sweep, "besf").
 //   4. converged: run the choice (`static` when it is fs = 1 on equal blocks); watch for
 //      drift: a lasting change of the time (local search's own watch, or drift_watch), or, on
 //      `static`, late static parts in `late_runs_to_reopen` of the last `late_window` runs.
@@ -22,13 +26,20 @@
 // slow_core_runs runs in a row turns on weighted blocks (weights follow measured speed);
 // a converged search is re-opened then, since the best fraction changes with the weights.
 //
+// With a tuning memory (ALOE_TUNING, tuning_file.hpp) a site starts from what an earlier run
+// of the same binary left (site_memory.hpp): a converged choice runs from the first
+// invocation and is re-checked by the race's re-check slots and the drift watch; a race cut
+// short by the program's end goes on where it stopped.
+//
 // Cost per invocation: O(threads) arithmetic under the site's mutex; the process-wide probes
 // (q on the team, δ_noise by fixed-work quanta) run once, at the first adaptive loop.
 #pragma once
 
+#include "adapt/candidate_race.hpp"
 #include "adapt/drift_watch.hpp"
 #include "adapt/dynamic_fraction_model.hpp"
 #include "adapt/local_search_tuner.hpp"
+#include "adapt/site_memory.hpp"
 #include "loop/policy_chain.hpp"
 
 #include <aloe/schedule.hpp>
@@ -59,21 +70,27 @@ struct adaptive_options {
     int late_window = 8;              ///< static watch: runs looked back on
     int late_runs_to_reopen = 2;      ///< late runs among them that re-open the search
     double slow_core_ratio = 0.85;    ///< a thread slower than this × median speed is slow …
-    int slow_core_runs = 3;           ///< … when it is so this many runs in a row
+    int slow_core_runs = 5;           ///< … when it is so this many runs in a row (3 let noise
+                                      ///< hitting one of 4 threads in 1 of 2 runs pass, 1 in 64)
     std::size_t trace_limit = 256;    ///< invocations kept in tuning_stats::steps
+    int race_budget = 18;             ///< invocations a race may take (after two static probes)
+    int recheck_every = 10;           ///< after a race, one invocation in this many re-checks another
 };
 
 class adaptive_policy final : public loop::site_policy {
 public:
-    adaptive_policy(const schedule& spec, const machine_probes& probes, const adaptive_options& options = {});
+    /// `memory` (may be null) is where the site's tuning is recalled from and kept, under
+    /// `site` (the policy_site's name).
+    adaptive_policy(const schedule& spec, const machine_probes& probes, const adaptive_options& options = {},
+                    tuning_memory* memory = nullptr, std::string site = {});
     ~adaptive_policy() override;
 
     // Its link in a site's chain: sets the plan's concrete schedule and block weights.
     std::string_view name() const noexcept override { return "adaptive"; }
     bool serves(const schedule* spec) const noexcept override { return spec != nullptr && *spec == spec_; }
     void plan(std::uint64_t iterations, loop::loop_plan& p) override;
-    /// The run's wall time is the delta of the site's `/loop{…}/time` counter (its own reader),
-    /// the per-thread facts come from the records; without counters, fork to join.
+    /// The run's wall time is fork to join; without them, the delta of the site's
+    /// `/loop{…}/time` counter (its own reader). The per-thread facts come from the records.
     void observe(const loop::loop_outcome& o) override;
     policy_status status() const override;
     std::optional<tuning_stats> tuning() const override { return snapshot(); }
@@ -95,6 +112,14 @@ public:
     /// least 1. Exposed for tests.
     static std::int64_t chunk_for(double dequeue_s, double iteration_s, double overhead, std::uint64_t dynamic_iterations,
                                   int threads) noexcept;
+    /// The race's coarse chunk: at least four times `chunk`, and when an iteration is short
+    /// enough to be streaming memory (< 50 ns), at least a page of doubles (512 on 4 KiB
+    /// pages), so threads never split a page they stream; at most a quarter of a thread's
+    /// share. Exposed for tests.
+    static std::int64_t coarse_chunk_for(std::int64_t chunk, double iteration_s, std::uint64_t iterations, int threads,
+                                         std::size_t page_bytes) noexcept;
+    /// What this site's tuning would leave for the next run now.
+    site_memory remember() const;
 
 private:
     enum class phase { probe_static, probe_dynamic, searching, converged };
@@ -102,10 +127,18 @@ private:
 
     run_facts facts_of(std::span<const loop::worker_record> records) const;
     void learn(const run_facts& f);
+    bool quiet(const run_facts& f) const noexcept;
+    void replay(const std::vector<double>& speed);
     void watch_speeds(const run_facts& f);
     void after_probe_static(const run_facts& f);
     void after_probe_dynamic(const run_facts& f);
     void start_search();
+    void start_race(double dynamic_seconds);
+    void race_observed(double per_iteration_s);
+    void race_decided();
+    void offer_fitted_fraction();
+    void resume(const site_memory& m);
+    void keep_memory();
     void judged_search(double seconds);
     void converge(std::string reason);
     void reopen(std::string reason);
@@ -127,10 +160,13 @@ private:
     std::uint64_t trials_ = 0;
     std::uint64_t searches_ = 0;
     std::int64_t converged_at_ = -1;
+    std::uint64_t settled_at_ = 0;  // invocation of the latest convergence
+    std::uint64_t reopened_ = 0;    // re-openings so far (each doubles the wait for the next)
 
     // What the probes found.
     double static_seconds_ = 0;
     double static_imbalance_ = 1;
+    bool static_quiet_ = true;  // every static probe balanced and on time
     int static_runs_ = 0;
     double iteration_s_ = 0;     // t1 = W / N
     double static_busy_s_ = 0;   // W: the least busy sum of a run without dynamic chunks
@@ -155,6 +191,25 @@ private:
     double sweep_best_seconds_ = 0;
     double sweep_best_fs_ = 1;
     drift_watch drift_;  // after nlopt/sweep
+
+    // The race (search=race): its candidates, index for index.
+    struct candidate {
+        schedule run;
+        double fs = 1;
+        std::int64_t chunk = 0;
+        bool replay = false;  // static blocks weighted by this candidate's own measured speeds
+    };
+    std::unique_ptr<candidate_race> race_;
+    std::vector<candidate> candidates_;
+    std::vector<double> replay_weights_;
+    std::vector<std::vector<double>> replay_speeds_;  // the last runs' per-thread speeds
+    int running_ = -1;  // the candidate this invocation runs
+    tuning_memory* memory_ = nullptr;
+    std::string site_;
+    std::uint64_t kept_at_ = 0;
+    std::uint64_t recalled_invocations_ = 0;  // what the recalled memory summed up
+    bool skip_sample_ = false;        // a resumed site's first invocation runs on cold caches
+    double probe_static_per_it_ = 0;  // the warm static probe's time per iteration (0: none)
 
     // Slow core.
     bool weighted_ = false;

@@ -343,6 +343,7 @@ const char* to_string(adaptive_search s) noexcept {
         case adaptive_search::local: return "local";
         case adaptive_search::nlopt: return "nlopt";
         case adaptive_search::sweep: return "sweep";
+        case adaptive_search::race: return "race";
     }
     return "local";
 }

@@ -11,7 +11,9 @@
 //   active:  spin forever (with sched_yield between spin rounds when oversubscribed);
 //   passive: sleep at once;
 //   hybrid:  spin (pause) for spin_ticks (2 µs at most), then spin with sched_yield each
-//            round for yield_ticks (ALOE_SPIN_US), then sleep.
+//            round for yield_ticks (ALOE_SPIN_US), then sleep; a waiter whose thread got
+//            less than 3/4 of its CPU while yielding (another program's thread runs there)
+//            skips the yielding phase for the next 50 ms (wait_policy.cpp says why).
 #pragma once
 
 #include "runtime/clock.hpp"
@@ -32,6 +34,13 @@ struct wait_settings {
     /// From the process configuration, for a team of `threads` on `cores` cores.
     static wait_settings from_config(const config& cfg, int threads, int cores);
 };
+
+/// Whether a yielding phase of `wall_s` in which this thread ran `cpu_s` shared its CPU
+/// (at least 100 µs long, less than 3/4 of it on the CPU). Exposed for tests.
+bool cpu_was_shared(double wall_s, double cpu_s) noexcept;
+/// Whether the calling thread's waits skip the yielding phase now (its CPU found shared in
+/// the last 50 ms).
+bool waits_skip_yielding() noexcept;
 
 [[gnu::noinline]] void wait_while_equal_slow(std::atomic<std::uint32_t>& word, std::uint32_t old,
                                              std::atomic<std::uint32_t>& sleepers, const wait_settings& ws) noexcept;

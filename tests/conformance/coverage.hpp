@@ -416,7 +416,7 @@ inline std::vector<schedule_family> schedule_families() {
         // Each loop at a site is one step of adaptive's probing and search, so these cover
         // static, staggered with and without weights as the tuner moves.
         {"adaptive",
-         {"adaptive,search=local,chunk=auto,delay=optimistic", "adaptive,search=sweep,chunk=3,delay=pessimistic",
+         {"adaptive,search=race,chunk=auto,delay=optimistic", "adaptive,search=sweep,chunk=3,delay=pessimistic",
           "adaptive,search=nlopt,chunk=auto,delay=optimistic"}},
     };
 }

@@ -294,17 +294,17 @@ TEST(ConformanceStats, AdaptiveSiteShowsItsTunerAndRunsEveryIterationOnce) {
     }
     const auto st = aloe::stats_of(site);
     ASSERT_TRUE(st.has_value());
-    EXPECT_EQ(st->schedule, "adaptive,search=local,chunk=auto,delay=optimistic");
+    EXPECT_EQ(st->schedule, "adaptive,search=race,chunk=auto,delay=optimistic");
     ASSERT_TRUE(st->tuning.has_value());
     const aloe::tuning_stats& tune = *st->tuning;
-    EXPECT_EQ(tune.search, aloe::adaptive_search::local);
+    EXPECT_EQ(tune.search, aloe::adaptive_search::race);
     EXPECT_EQ(tune.steps.size(), static_cast<std::size_t>(st->invocations));
     EXPECT_EQ(tune.steps.front().schedule, "static");
     EXPECT_FALSE(tune.reason.empty());
     EXPECT_NO_THROW(aloe::schedule{tune.chosen}) << tune.chosen;
     EXPECT_GE(tune.trials, 2u);
     const std::string json = aloe::stats_json();
-    EXPECT_NE(json.find("\"tuning\": {\"search\": \"local\""), std::string::npos);
+    EXPECT_NE(json.find("\"tuning\": {\"search\": \"race\""), std::string::npos);
     EXPECT_NE(json.find("\"converged_at\": "), std::string::npos);
     // A site whose spec changes gets a fresh tuner.
     aloe::parallel_for(t, 0, n, "adaptive,search=sweep", [](std::int64_t) {}, site);

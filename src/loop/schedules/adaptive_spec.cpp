@@ -13,7 +13,7 @@ void adaptive_text::defaults(schedule& s) noexcept {
 }
 
 bool adaptive_text::read(schedule& s, std::string_view key, std::string_view value, const spec_reader& r) {
-    if (key == "search") return r.read_word(key, value, {"local", "nlopt", "sweep"}, s.search_);
+    if (key == "search") return r.read_word(key, value, {"local", "nlopt", "sweep", "race"}, s.search_);
     if (key == "delay") return r.read_word(key, value, {"optimistic", "pessimistic"}, s.delay_);
     if (lower(value) == "auto") {
         s.chunk_ = 0;
@@ -25,7 +25,7 @@ bool adaptive_text::read(schedule& s, std::string_view key, std::string_view val
 bool adaptive_text::finish(const spec_reader&) { return true; }
 
 std::string adaptive_text::print(const schedule& s) {
-    constexpr std::array<std::string_view, 3> searches{"local", "nlopt", "sweep"};
+    constexpr std::array<std::string_view, 4> searches{"local", "nlopt", "sweep", "race"};
     return std::string(name) + ",search=" + std::string(searches[static_cast<std::size_t>(s.search_)]) +
            ",chunk=" + (s.chunk_ == 0 ? std::string("auto") : std::to_string(s.chunk_)) +
            ",delay=" + (s.delay_ == delay_model::optimistic ? "optimistic" : "pessimistic");

@@ -1,4 +1,4 @@
-// `adaptive[,search=local|nlopt|sweep][,chunk=c|auto][,delay=optimistic|pessimistic]` as
+// `adaptive[,search=race|local|nlopt|sweep][,chunk=c|auto][,delay=optimistic|pessimistic]` as
 // text. The schedule itself is adapt/'s (a site policy choosing a concrete schedule per
 // run); its syntax lives here, in loop/, which owns aloe::schedule and cannot include adapt/.
 #pragma once

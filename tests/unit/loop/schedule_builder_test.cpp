@@ -110,9 +110,9 @@ TEST(LoopScheduleBuilder, TaskletsEqualTheirParse) {
 }
 
 TEST(LoopScheduleBuilder, AdaptiveEqualsItsParse) {
-    const char* searches[] = {"local", "nlopt", "sweep"};
+    const char* searches[] = {"local", "nlopt", "sweep", "race"};
     const char* delays[] = {"optimistic", "pessimistic"};
-    for (int search = 0; search < 3; ++search) {
+    for (int search = 0; search < 4; ++search) {
         for (int delay = 0; delay < 2; ++delay) {
             for (const std::int64_t c : chunks) {
                 const auto make = [=] {

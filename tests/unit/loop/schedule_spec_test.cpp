@@ -16,7 +16,7 @@ TEST(LoopScheduleSpec, CanonicalStringsRoundTrip) {
     for (const char* text : {"static", "static,chunk=4", "dynamic,chunk=1", "guided,chunk=16", "hybrid,fs=0.8,chunk=1",
                              "staggered,fs=0.25,chunk=8,queue=mutex", "staggered,fs=1,chunk=1,queue=atomic",
                              "weighted,fs=1,chunk=1", "tasklets,n=32,fs=0.5,skew=4,locality=0",
-                             "adaptive,search=local,chunk=auto,delay=optimistic",
+                             "adaptive,search=race,chunk=auto,delay=optimistic",
                              "adaptive,search=nlopt,chunk=16,delay=pessimistic",
                              "adaptive,search=sweep,chunk=auto,delay=optimistic"}) {
         const schedule s(text);
@@ -52,12 +52,12 @@ TEST(LoopScheduleSpec, DefaultsAndLeniency) {
     EXPECT_EQ(schedule(), schedule("static"));
     const schedule a("adaptive");
     EXPECT_EQ(a.kind(), schedule_kind::adaptive);
-    EXPECT_EQ(a.search(), adaptive_search::local);
+    EXPECT_EQ(a.search(), adaptive_search::race);
     EXPECT_EQ(a.chunk(), 0);  // auto
     EXPECT_EQ(a.delay(), delay_model::optimistic);
     EXPECT_EQ(schedule("Adaptive, Search=NLOPT, chunk=AUTO"), schedule::adaptive(adaptive_search::nlopt));
     EXPECT_EQ(schedule("adaptive,chunk=8,delay=pessimistic"),
-              schedule::adaptive(adaptive_search::local, 8, delay_model::pessimistic));
+              schedule::adaptive(adaptive_search::race, 8, delay_model::pessimistic));
 }
 
 struct bad_case {
@@ -102,7 +102,7 @@ TEST(LoopScheduleSpec, MalformedStringsNameTheBadPart) {
         {"staggered,fs=0.5,queue=spin", "queue=spin is not atomic or mutex"},
         {"staggered,fs=0.5,n=3", "staggered takes no key 'n'"},
         {"dynamic,c=3", "takes no key 'c'"},
-        {"adaptive,search=grid", "search=grid is not local, nlopt or sweep"},
+        {"adaptive,search=grid", "search=grid is not local, nlopt, sweep or race"},
         {"adaptive,delay=max", "delay=max is not optimistic or pessimistic"},
         {"adaptive,fs=0.5", "adaptive takes no key 'fs'"},
         {"adaptive,chunk=0", "chunk=0 is outside"},
