@@ -3,6 +3,7 @@
 #include "adapt/median.hpp"
 #include "adapt/nlopt_search.hpp"
 #include "adapt/probes.hpp"
+#include "adapt/tuning_file.hpp"
 #include "loop/schedules/weighted.hpp"
 #include "runtime/plain_text.hpp"
 #include "runtime/report.hpp"
@@ -356,6 +357,20 @@ void adaptive_policy::after_probe_static(const run_facts& f) {
         static_imbalance_ = f.imbalance;
     }
     static_quiet_ = (static_runs_ == 0 || static_quiet_) && quiet(f);
+    if (static_runs_ == 0 && spec_.search() == adaptive_search::race && f.imbalance > 1.5) {
+        // One static run says enough: busy times this uneven (cold caches or not) make static
+        // lose what the race would drop it for at once, and a second run of it costs a whole
+        // invocation (a tenth of mandelbrot's 22). It leaves the race, and so does replay,
+        // whose clamped weights cannot even out a split this uneven in a run or two (a slow
+        // core at half speed is 1.33 on two threads: both stay for it).
+        replay_weights_.assign(f.speed.size(), 1.0);
+        replay_speeds_.clear();
+        replay(f.speed);
+        static_out_ = true;
+        phase_ = phase::probe_dynamic;
+        reason_ = "probing: static run imbalanced (max/mean busy " + fixed(f.imbalance, 3) + "); one dynamic run next";
+        return;
+    }
     if (static_runs_ == 1) {
         // The warm run: the race's first static sample, and the replay candidate's first split.
         probe_static_per_it_ = f.seconds / static_cast<double>(std::max<std::uint64_t>(iterations_, 1));
@@ -513,21 +528,27 @@ void adaptive_policy::start_race(double dynamic_seconds) {
     const double fs = std::clamp(std::round(model_fs_ / fs_step) * fs_step, 0.1, 0.9);
     const std::int64_t coarse = coarse_chunk_for(c, iteration_s_, iterations_, threads_, page_bytes());
     candidates_.clear();
-    candidates_.push_back({schedule(), 1, 0, false});
+    // Static is out when its probe was far too uneven, or when the dynamic probe, run after
+    // it, beat it by 30%: every further run of it would cost that much (and replay, static
+    // blocks whose weights are clamped, goes with it: on synthetic-ramp both ran 12.6 ms
+    // against 8.4).
+    const double n = static_cast<double>(std::max<std::uint64_t>(iterations_, 1));
+    const bool lost = probe_static_per_it_ > 0 && dynamic_seconds > 0 && probe_static_per_it_ > 1.3 * dynamic_seconds / n;
+    const bool with_static = !std::exchange(static_out_, false) && !lost;
+    if (with_static) candidates_.push_back({schedule(), 1, 0, false});
     candidates_.push_back({schedule::staggered(0, c), 0, c, false});
     candidates_.push_back({schedule::staggered(fs, c), fs, c, false});
     candidates_.push_back({schedule::guided(c), 0, c, false});  // libgomp's and libomp's guided
     if (coarse > c) candidates_.push_back({schedule::staggered(0, coarse), 0, coarse, false});
     // oneTBB's affinity partitioner replays where the last run's work went; here static
     // blocks sized by the speeds this candidate's own runs measured.
-    if (!weighted_ && threads_ > 1 && replay_weights_.size() == static_cast<std::size_t>(threads_))
+    if (with_static && !weighted_ && threads_ > 1 && replay_weights_.size() == static_cast<std::size_t>(threads_))
         candidates_.push_back({schedule(), 1, 0, true});
     std::vector<std::string> names;
     for (const candidate& k : candidates_) names.push_back(name_of(k.run, k.replay));
     race_ = std::make_unique<candidate_race>(std::move(names), race_options{options_.race_budget, options_.recheck_every});
-    const double n = static_cast<double>(std::max<std::uint64_t>(iterations_, 1));
-    if (probe_static_per_it_ > 0) race_->observe(0, probe_static_per_it_);
-    if (dynamic_seconds > 0) race_->observe(1, dynamic_seconds / n);
+    if (with_static && probe_static_per_it_ > 0) race_->observe(0, probe_static_per_it_);
+    if (dynamic_seconds > 0) race_->observe(with_static ? 1 : 0, dynamic_seconds / n);
     phase_ = phase::searching;
     reason_ = "searching: racing " + std::to_string(candidates_.size()) + " candidates (model fs=" + fixed(model_fs_) +
               ", chunk " + std::to_string(c) + (weighted_ ? ", weighted blocks" : "") + ")";
@@ -567,13 +588,15 @@ void adaptive_policy::race_decided() {
                   : " (best mean of " + std::to_string(in) + " the noise could not separate, ±" + fixed(100 * spread, 1) +
                         "%)") +
              " after " + std::to_string(race_->samples_in_race()) + " invocations");
-    keep_memory();
 }
 
 void adaptive_policy::offer_fitted_fraction() {
     // A parabola through the means at fs = 0 (dynamic), the model's fs and 1 (static), all
     // samples of each pooled: where it bottoms out between them, that fs joins the re-checks.
-    if (candidates_.size() < 3 || candidates_[1].replay || candidates_[2].replay) return;
+    // start_race's order: static (unless the probe dropped it), fs = 0, the model's fs.
+    if (candidates_.size() < 3 || candidates_[0].replay || candidates_[0].run.kind() != schedule_kind::static_block ||
+        candidates_[1].replay || candidates_[2].replay)
+        return;
     const std::vector<candidate_race::entry>& e = race_->entries();
     if (e[0].stats.n < 2 || e[1].stats.n < 2 || e[2].stats.n < 2) return;
     const double f = candidates_[2].fs;
@@ -685,6 +708,7 @@ void adaptive_policy::converge(std::string reason) {
     if (converged_at_ < 0) converged_at_ = static_cast<std::int64_t>(invocations_);
     late_.clear();
     drift_.reset();
+    keep_memory();
 }
 
 void adaptive_policy::reopen(std::string reason) {
@@ -705,6 +729,7 @@ void adaptive_policy::reopen(std::string reason) {
     candidates_.clear();
     running_ = -1;
     probe_static_per_it_ = 0;  // the run that re-opened is no fair static sample
+    static_out_ = false;
     late_.clear();
     phase_ = phase::probe_dynamic;
     reason_ = std::move(reason) + "; probing again";
@@ -765,7 +790,8 @@ std::unique_ptr<loop::site_policy> make_policy(const loop::policy_site& site) {
     // ThreadSanitizer found). `measured` is written once, before `probed` is released.
     // Without probes (a loop_handle site, before any parallel_for), q and δ start at 0 and
     // come from the site's own runs.
-    auto p = std::make_unique<adaptive_policy>(spec, probed.load(std::memory_order_acquire) ? measured : machine_probes{});
+    auto p = std::make_unique<adaptive_policy>(spec, probed.load(std::memory_order_acquire) ? measured : machine_probes{},
+                                               adaptive_options{}, process_tuning_memory(), std::string(site.name));
     p->read_counters_of(site.counters);
     return p;
 }

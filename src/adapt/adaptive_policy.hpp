@@ -167,6 +167,7 @@ private:
     double static_seconds_ = 0;
     double static_imbalance_ = 1;
     bool static_quiet_ = true;  // every static probe balanced and on time
+    bool static_out_ = false;   // the first static probe was too uneven to race static
     int static_runs_ = 0;
     double iteration_s_ = 0;     // t1 = W / N
     double static_busy_s_ = 0;   // W: the least busy sum of a run without dynamic chunks

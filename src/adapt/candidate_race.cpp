@@ -140,7 +140,25 @@ void candidate_race::eliminate() {
         if (e.in && e.stats.n >= 2 && (b < 0 || e.stats.mean < entries_[static_cast<std::size_t>(b)].stats.mean))
             b = static_cast<int>(i);
     }
-    if (b < 0) return;
+    // Gross gaps first, before any interval is narrow: exploring a candidate far slower
+    // costs a whole invocation each time, and a program whose loop runs 20 times cannot
+    // afford many (issue 14's first matrix: static, 2× slower on mandelbrot, ran 7 of 22
+    // invocations and cost 25%). Out: a least time above (1 + gross_gap) × the best least
+    // time, both with two samples. Least times, because warming up (the first invocations of
+    // spmv take 1.5× the later ones) and noise only add time: with one sample, or with
+    // means, a candidate tried first looked worst and the race kept the one tried last.
+    int any = -1;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        const entry& e = entries_[i];
+        if (e.in && e.stats.n >= 2 && (any < 0 || e.stats.least < entries_[static_cast<std::size_t>(any)].stats.least))
+            any = static_cast<int>(i);
+    }
+    if (any >= 0 && options_.gross_gap > 0) {
+        const double least = entries_[static_cast<std::size_t>(any)].stats.least;
+        for (entry& e : entries_)
+            if (e.in && e.stats.n >= 2 && e.stats.least > (1 + options_.gross_gap) * least) e.in = false;
+    }
+    if (b < 0 || !entries_[static_cast<std::size_t>(b)].in) return;
     const double pooled = pooled_relative_variance();
     const running_stats& best = entries_[static_cast<std::size_t>(b)].stats;
     const double best_high = best.mean + half_width(best, pooled);

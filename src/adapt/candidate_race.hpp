@@ -13,6 +13,9 @@
 //   variance pooled over all candidates: two quiet samples do not make a narrow interval):
 //   wide spreads need more samples before anything is dropped, narrow ones settle in a
 //   round or two.
+// - Before that, a candidate far behind goes at its second sample: its least time 15% above
+//   the best least time (warming up and noise only add time; exploring one far slower costs
+//   a whole invocation each time).
 // - The race ends when one candidate is left, or when the budget of invocations is spent:
 //   then the best mean among those still in wins ("could not separate"), which is the best
 //   schedule seen so far.
@@ -52,6 +55,7 @@ double student_t95(std::uint64_t dof) noexcept;
 struct race_options {
     int budget = 18;         ///< invocations the race may take, counting carried-over samples
     int recheck_every = 10;  ///< after the race: one invocation in this many re-checks another
+    double gross_gap = 0.15; ///< out at two samples: a least time this far above the best least time
 };
 
 class candidate_race {

@@ -328,6 +328,10 @@ constexpr std::array settings_table{
                  "Loop sites kept in full (history, tuner, per-thread statistics); the coldest "
                  "beyond it are folded into one summary row.",
                  setting_source::aloe_environment, parse_site_limit, print_site_limit},
+    setting_spec{"ALOE_TUNING", "W117", "path", "(none)", "file path",
+                 "Keep what each adaptive loop site learnt in this file and start the next run of "
+                 "the same binary from it (docs/tuning.md).",
+                 setting_source::aloe_environment, parse_text<&config::tuning_file>, print_text<&config::tuning_file>},
 };
 
 thread_local bool loading_on_this_thread = false;

@@ -37,6 +37,7 @@ struct config {
     std::int64_t spin_us = 1000;
     std::string schedule;      ///< ALOE_SCHEDULE as given; empty means "none set"
     std::string stats_file;    ///< ALOE_STATS: write per-site statistics as JSON here at exit
+    std::string tuning_file;   ///< ALOE_TUNING: adaptive sites' tuning, kept across runs (docs/tuning.md)
     // The GOMP interposer's (src/omp/, loaded by `aloe run`); other programs ignore them.
     std::string omp_rules_file;    ///< ALOE_OMP_RULES: per-loop-site schedules
     std::string omp_stats_file;    ///< ALOE_OMP_STATS: region and loop sites as JSON at exit

@@ -13,16 +13,25 @@ foreach(var OMPI_COMM_WORLD_RANK PMI_RANK PMIX_RANK SLURM_PROCID ALOE_SCHEDULE A
   list(APPEND clean_env --unset=${var})
 endforeach()
 
-# run(<result prefix> args...): runs `aloe run args...` in WORK with RUN_ENV; sets <prefix>_rc,
-# _out, _err. The arguments pass through a CMake list: a ';' inside one would split it (shell
-# commands in the cases separate their parts with newlines), and an empty one would vanish.
-function(run prefix)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${clean_env} "TMPDIR=${WORK}/tmp" ${RUN_ENV} ${ALOE} run ${ARGN}
+# run_tool(<result prefix> subcommand args...): runs `aloe subcommand args...` in WORK with
+# RUN_ENV; sets <prefix>_rc, _out, _err.
+function(run_tool prefix)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${clean_env} "TMPDIR=${WORK}/tmp" ${RUN_ENV} ${ALOE} ${ARGN}
                   WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                   TIMEOUT 120)
   set(${prefix}_rc "${rc}" PARENT_SCOPE)
   set(${prefix}_out "${out}" PARENT_SCOPE)
   set(${prefix}_err "${err}" PARENT_SCOPE)
+endfunction()
+
+# run(<result prefix> args...): run_tool for `aloe run args...`. The arguments pass through a
+# CMake list: a ';' inside one would split it (shell commands in the cases separate their
+# parts with newlines), and an empty one would vanish.
+function(run prefix)
+  run_tool(${prefix} run ${ARGN})
+  set(${prefix}_rc "${${prefix}_rc}" PARENT_SCOPE)
+  set(${prefix}_out "${${prefix}_out}" PARENT_SCOPE)
+  set(${prefix}_err "${${prefix}_err}" PARENT_SCOPE)
 endfunction()
 
 # expect(<message> <condition words...>)

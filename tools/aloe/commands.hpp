@@ -29,6 +29,10 @@ int noise_command(arguments args);
 /// an unmodified OpenMP program with libaloe-gomp.so preloaded; its exit status passed through.
 int run_command(arguments args);
 
+/// `aloe tune [--runs N] [--tuning FILE] [run options] -- program args`: runs the program N
+/// times on the adaptive schedule, each run starting from what the ones before it kept.
+int tune_command(arguments args);
+
 /// `aloe bench ...`, `aloe report DIR`, `aloe compare A B`: the benchmark harness (Python,
 /// bench/harness).
 int bench_command(arguments args);

@@ -27,6 +27,7 @@ constexpr subcommand subcommands[] = {
     {"info", "show version, topology, the team aloe would start, capabilities and settings",
      info_command},
     {"run", "run an unmodified OpenMP program (GCC) with aloe scheduling its loops", run_command},
+    {"tune", "run a program a few times on the adaptive schedule, keeping its tuning in a file", tune_command},
     {"noise", "measure this machine's own noise (fixed-work and fixed-time quanta)", noise_command},
     {"bench", "run workloads on aloe and its peers, interleaved; CSV, Markdown, plots", bench_command},
     {"report", "turn a results folder into one HTML page with plots and tables", report_command},

@@ -66,10 +66,13 @@ options (each also as --option=value):
   --stats FILE       write region and loop sites of every process as JSON at exit
   --trace FILE       write a Chrome trace-event JSON (open it in ui.perfetto.dev)
   --summary WHERE    '-' (stderr, the default), a file, or 'none'
+  --tuning FILE      keep what each adaptive loop site learnt in FILE, and start from what an
+                     earlier run of the same binary left there (one file for every process;
+                     see docs/tuning.md; 'aloe tune' fills it)
   --library PATH     the interposer to preload (default: the one installed with aloe)
 
 Defaults come from ALOE_OMP_SCHEDULE (else ALOE_SCHEDULE), ALOE_OMP_RULES, ALOE_OMP_STATS,
-ALOE_TRACE and ALOE_OMP_SUMMARY. File names may hold %p (process id), %r (MPI rank), %h
+ALOE_TRACE, ALOE_OMP_SUMMARY and ALOE_TUNING. File names may hold %p (process id), %r (MPI rank), %h
 (host); in a job of several ranks, the rank is added to a name that has neither.
 
 Every process of the program that loads the interposer (a shell's children, mpirun's local
@@ -78,7 +81,7 @@ death by a signal gives 128 + the signal; an output that cannot be written turns
 )";
 
 struct run_options {
-    std::optional<std::string> schedule, threads, rules, stats, trace, summary, library;
+    std::optional<std::string> schedule, threads, rules, stats, trace, summary, tuning, library;
     std::vector<std::string> program;
 };
 
@@ -91,6 +94,7 @@ struct run_plan {
     std::string stats;    // absolute, expanded; empty: none
     std::string trace;
     std::string summary;  // "-", "none" or an absolute, expanded path
+    std::string tuning;   // absolute; empty: as the environment has it
     std::string library;
 };
 
@@ -121,7 +125,7 @@ int parse(arguments args, run_options& o, bool& help) {
         {"--schedule", &run_options::schedule}, {"--threads", &run_options::threads},
         {"--rules", &run_options::rules},       {"--stats", &run_options::stats},
         {"--trace", &run_options::trace},       {"--summary", &run_options::summary},
-        {"--library", &run_options::library},
+        {"--tuning", &run_options::tuning},     {"--library", &run_options::library},
     };
     std::size_t i = 0;
     for (; i < args.size(); ++i) {
@@ -371,6 +375,25 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
             return usage_error("run: " + out.source + " '" + quoted_path(*out.path) + "' " + *problem, "run");
     }
 
+    if (o.tuning) {
+        // One file for every process of the job, read at start and merged into at exit: its
+        // folder must exist, and the name must not be a folder or a device.
+        plan.tuning = absolute(*o.tuning);
+        std::error_code ec;
+        const fs::path p(plan.tuning);
+        const fs::file_status st = fs::status(p, ec);
+        if (fs::exists(st) && !fs::is_regular_file(st))
+            return usage_error("run: --tuning '" + quoted_path(plan.tuning) + "' is not a regular file", "run");
+        if (!fs::is_directory(p.parent_path(), ec))
+            return usage_error("run: --tuning '" + quoted_path(plan.tuning) + "': the folder " +
+                                   quoted_path(p.parent_path().string()) + " does not exist",
+                               "run");
+        for (const auto& [path, who] : claimed)
+            if (same_file(plan.tuning, path))
+                return usage_error("run: --tuning and " + who + " name the same file '" + quoted_path(plan.tuning) + "'",
+                                   "run");
+    }
+
     plan.library = o.library ? absolute(*o.library) : default_library().string();
     if (const std::optional<std::string> problem = library_problem(plan.library)) {
         std::cerr << "aloe: run: the interposer '" << quoted_path(plan.library) << "' " << *problem
@@ -405,6 +428,7 @@ std::vector<std::string> child_environment(const run_options& o, const run_plan&
     unset(env, "ALOE_OMP_SUMMARY");
     if (!plan.trace.empty()) set(env, "ALOE_TRACE", plan.trace);
     else unset(env, "ALOE_TRACE");
+    if (!plan.tuning.empty()) set(env, "ALOE_TUNING", plan.tuning);
     if (!report_dir.empty()) set(env, "ALOE_OMP_REPORT_DIR", report_dir);
     else unset(env, "ALOE_OMP_REPORT_DIR");
     std::vector<std::string> out;

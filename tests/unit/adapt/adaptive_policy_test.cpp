@@ -293,7 +293,11 @@ TEST(AdaptivePolicy, TheTraceIsBoundedAndRecordsWhatRan) {
     const tuning_stats t = policy.snapshot();
     ASSERT_EQ(t.steps.size(), 5u);
     EXPECT_EQ(t.steps[0].schedule, "static");
-    EXPECT_EQ(t.steps[2].fs, 0.0);  // the dynamic probe
+    // The dynamic probe follows one static probe (this ramp is too uneven for a second) or two.
+    const auto probe = std::find_if(t.steps.begin(), t.steps.end(), [](const tuning_step& s) { return s.schedule != "static"; });
+    ASSERT_NE(probe, t.steps.end());
+    EXPECT_LE(probe - t.steps.begin(), 2);
+    EXPECT_EQ(probe->fs, 0.0);
     for (std::size_t i = 0; i < 5; ++i) EXPECT_NEAR(t.steps[i].seconds, times[i], 1e-6);
 }
 

@@ -57,7 +57,7 @@ TEST(CandidateRace, RunsRoundRobinAndDropsTheClearlySlower) {
 }
 
 TEST(CandidateRace, InsideEachOthersNoiseTheBudgetEndsItOnTheBestMean) {
-    candidate_race r({"a", "b"}, race_options{10, 5});
+    candidate_race r({"a", "b"}, race_options{10, 5, 0.0});  // intervals only
     // Alternating wide samples: a's mean 1.00, b's 1.01; ±30% spreads never separate.
     const double a[] = {0.7, 1.3}, b[] = {1.31, 0.71};
     int k = 0;
@@ -72,7 +72,7 @@ TEST(CandidateRace, InsideEachOthersNoiseTheBudgetEndsItOnTheBestMean) {
 }
 
 TEST(CandidateRace, ReChecksTheRunnerUpAndLetsItTakeOver) {
-    candidate_race r({"a", "b"}, race_options{4, 4});
+    candidate_race r({"a", "b"}, race_options{4, 4, 0.0});  // intervals only
     // The race ends on a (b unlucky), then b proves faster in its re-check slots.
     const double a[] = {1.0, 1.2}, b[] = {1.4, 1.0};
     int na = 0, nb = 0;
@@ -92,6 +92,23 @@ TEST(CandidateRace, ReChecksTheRunnerUpAndLetsItTakeOver) {
     EXPECT_TRUE(r.take_winner_changed());
     EXPECT_FALSE(r.take_winner_changed());
     EXPECT_GE(rechecks, 1);
+}
+
+TEST(CandidateRace, AGrossGapDropsACandidateAtItsSecondSampleByLeastTimes) {
+    candidate_race r({"fast", "slow", "close", "cold first"}, race_options{18, 10, 0.15});
+    r.observe(0, 1.00);
+    r.observe(1, 1.40);
+    r.observe(2, 1.05);
+    r.observe(3, 1.60);  // tried first, while the program warmed up
+    for (const auto& e : r.entries()) EXPECT_TRUE(e.in) << "one sample judges nothing";
+    r.observe(0, 1.01);
+    r.observe(1, 1.30);  // least 1.30 > 1.15 × 1.00: out
+    r.observe(2, 1.04);
+    r.observe(3, 0.98);  // warm now: its least is the best
+    EXPECT_FALSE(r.entries()[1].in);
+    EXPECT_TRUE(r.entries()[2].in);
+    EXPECT_TRUE(r.entries()[3].in) << "a cold first sample must not cost a candidate its place";
+    EXPECT_FALSE(r.decided());
 }
 
 TEST(CandidateRace, ALateCandidateGetsTheReCheckSlots) {
