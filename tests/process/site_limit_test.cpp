@@ -18,7 +18,7 @@ namespace {
 
 constexpr int sites = 100'000;
 constexpr std::size_t default_limit = 4096;
-constexpr double bound_mb = 20;  // generous: the limit's records take a few MB
+constexpr double bound_mb = 24;  // generous: the limit's records take a few MB (20 until issue 14: adaptive sites now hold their race; 20.2 MB seen once)
 
 double resident_mb() {
     std::ifstream statm("/proc/self/statm");

@@ -1,4 +1,6 @@
-"""Command line: `python -m aloe_harness bench …` and `python -m aloe_harness report DIR`.
+"""Command line: `python -m aloe_harness bench|report|compare|first-cost|npb|persistence …`.
+
+`first-cost`, `npb` and `persistence` are issue 14's evidence (their modules' opening comments).
 
 Exit status: 0 every run passed; 1 a run failed or a config was skipped (all else was still
 run and written); 2 a bad command line or matrix (nothing was run); 130 interrupted (what was
@@ -14,6 +16,7 @@ from pathlib import Path
 try:
     from . import matrix as mx
     from . import adaptive, compare, interposer, plots, provenance, report, summary, sweep
+    from . import first_cost, npb, persistence
     from .runner import Runner
     from . import files
 except ModuleNotFoundError as missing:
@@ -74,6 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("dir", help="results folder written by bench")
     r.add_argument("--plots", action=argparse.BooleanOptionalAction, default=False,
                    help="(re)make plots/*.png first (default: no)")
+    for evidence in (first_cost, npb, persistence):
+        evidence.add_parser(sub)
     return p
 
 
@@ -229,6 +234,9 @@ def report_command(a: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     a = _parser().parse_args(argv)
+    evidence = {"first-cost": first_cost, "npb": npb, "persistence": persistence}
+    if a.command in evidence:
+        return evidence[a.command].main(a, argv)
     if a.command == "compare":
         try:
             return compare.run(Path(a.a), Path(a.b), Path(a.out) if a.out else None)

@@ -5,7 +5,7 @@
         --apps-dir build/release/apps --npb-bin NPB3.4-OMP/bin --out bench/results/tuning-DATE
 
 `--npb-bin` is the bin folder of an NPB 3.4 OpenMP build whose worksharing loops were made
-`schedule(runtime)` (bench/harness/npb_runtime_variant.py rewrites the sources; build it
+`schedule(runtime)` (bench/harness/aloe_harness/npb_variant.py rewrites the sources; build it
 outside the repository). Every configuration runs `--reps` times, interleaved; the results
 are medians with p25-p75 spreads and ratios, in result.md, with the raw rows in runs.csv.
 
