@@ -9,7 +9,7 @@
 /// | `static`                             | one contiguous block per thread |
 /// | `static,chunk=c`                     | chunks of c dealt round-robin |
 /// | `dynamic[,chunk=c]`                  | chunks of c from one shared counter |
-/// | `guided[,chunk=c]`                   | shrinking chunks (remaining/threads), at least c |
+/// | `guided[,chunk=c][,divisor=k]`       | shrinking chunks (remaining/(k·threads)), at least c |
 /// | `hybrid,fs=f[,chunk=c]`              | static share of the fraction f, then dynamic chunks |
 /// | `staggered,fs=f[,chunk=c][,queue=atomic\|mutex]` | own queue after own static block, neighbour stealing |
 /// | `weighted[,fs=f][,chunk=c]`          | static shares proportional to measured thread speed |
@@ -101,6 +101,7 @@ public:
     std::int64_t chunk() const noexcept { return chunk_; }       ///< 0 for `static` blocks and adaptive's auto
     double static_fraction() const noexcept { return fs_; }      ///< fs in [0, 1]
     std::int64_t tasklet_count() const noexcept { return tasklets_; }
+    std::int64_t divisor() const noexcept { return divisor_; }   ///< guided: remaining/(divisor·threads)
     double skew() const noexcept { return skew_; }               ///< largest/smallest tasklet
     bool locality() const noexcept { return locality_; }
     queue_claim claim() const noexcept { return claim_; }
@@ -114,7 +115,7 @@ public:
     static schedule static_blocks();
     static schedule static_cyclic(std::int64_t chunk);
     static schedule dynamic(std::int64_t chunk = 1);
-    static schedule guided(std::int64_t chunk = 1);
+    static schedule guided(std::int64_t chunk = 1, std::int64_t divisor = 1);
     static schedule hybrid(double fs, std::int64_t chunk = 1);
     static schedule staggered(double fs, std::int64_t chunk = 1, queue_claim claim = queue_claim::atomic);
     static schedule weighted(double fs = 1.0, std::int64_t chunk = 1);
@@ -133,6 +134,7 @@ private:
     std::int64_t chunk_ = 0;
     double fs_ = 1.0;
     std::int64_t tasklets_ = 0;
+    std::int64_t divisor_ = 1;
     double skew_ = 1.0;
     bool locality_ = true;
     queue_claim claim_ = queue_claim::atomic;

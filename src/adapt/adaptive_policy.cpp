@@ -113,6 +113,7 @@ adaptive_policy::choice adaptive_policy::choose(std::uint64_t iterations, int th
         weighted_ = false;  // weights were per thread of another team
         weights_.clear();
         replay_weights_.clear();
+        profile_ = cost_profile();  // blocks of another count of threads
         slow_runs_ = 0;
         threads_ = threads;
         if (!first && race_) {
@@ -134,6 +135,10 @@ adaptive_policy::choice adaptive_policy::choose(std::uint64_t iterations, int th
         chunk_ = k.chunk;
         current_ = k.run;
         const bool blocks = k.run.kind() == schedule_kind::static_block || k.run.kind() == schedule_kind::staggered;
+        if (k.replay) {
+            replay_weights_.resize(static_cast<std::size_t>(threads));
+            profile_.split(replay_weights_);
+        }
         const std::vector<double>* w = k.replay ? &replay_weights_ : weighted_ && blocks ? &weights_ : nullptr;
         return {current_, w != nullptr && w->size() == static_cast<std::size_t>(threads) ? std::span<const double>(*w)
                                                                                         : std::span<const double>()};
@@ -199,21 +204,23 @@ adaptive_policy::run_facts adaptive_policy::facts_of(std::span<const loop::worke
     return f;
 }
 
-void adaptive_policy::replay(const std::vector<double>& speed) {
-    if (speed.size() != replay_weights_.size() || speed.empty()) return;
-    // Each thread's median speed of the last three runs: a slow core is slow in all of them,
-    // a noise event that slowed one run does not move the split. Once the race is decided
-    // the split stays (a candidate that kept changing could not be judged); drift re-opens.
-    if (race_ && race_->decided()) return;
-    push_recent(replay_speeds_, speed, 3);
-    std::vector<double> typical(speed.size(), 0.0);
-    std::vector<double> of_thread;
-    for (std::size_t t = 0; t < typical.size(); ++t) {
-        of_thread.clear();
-        for (const std::vector<double>& s : replay_speeds_) of_thread.push_back(s[t]);
-        typical[t] = median(of_thread);
+void adaptive_policy::learn_profile(std::span<const loop::worker_record> records) {
+    // Static blocks lie in thread order, each where the one before ended; its busy time is
+    // its cost. Runs with dynamic chunks say nothing of where their work lay.
+    if (records.size() < 2 || iterations_ == 0) return;
+    std::vector<cost_profile::block_time> blocks;
+    blocks.reserve(records.size());
+    std::uint64_t begin = 0;
+    const auto n = static_cast<double>(iterations_);
+    for (const loop::worker_record& r : records) {
+        if (r.dynamic_iterations != 0 || r.chunks != 0) return;
+        const std::uint64_t end = begin + r.static_iterations;
+        if (end > iterations_) return;
+        blocks.push_back({static_cast<double>(begin) / n, static_cast<double>(end) / n, seconds_between(r.start, r.end)});
+        begin = end;
     }
-    loop::weighted_split::blend_weights(replay_weights_, typical);
+    if (begin != iterations_) return;
+    profile_.observe(blocks);
 }
 
 bool adaptive_policy::quiet(const run_facts& f) const noexcept {
@@ -310,10 +317,10 @@ void adaptive_policy::observe_run(std::span<const loop::worker_record> records, 
     if (phase_ != phase::converged) ++trials_;
     const phase before = phase_;
     learn(f);
+    // Balanced static runs teach the profile nothing equal blocks do not already do.
+    if (f.static_only && (profile_.known() || f.imbalance > 1 + options_.balance_tolerance)) learn_profile(records);
     if (phase_ != before) return;  // learning re-opened the search: this run judged the old choice
     if (running_ >= 0 && race_) {
-        const candidate& k = candidates_[static_cast<std::size_t>(running_)];
-        if (k.replay) replay(f.speed);
         return race_observed(f.seconds / static_cast<double>(std::max<std::uint64_t>(iterations_, 1)));
     }
     switch (phase_) {
@@ -360,23 +367,17 @@ void adaptive_policy::after_probe_static(const run_facts& f) {
     if (static_runs_ == 0 && spec_.search() == adaptive_search::race && f.imbalance > 1.5) {
         // One static run says enough: busy times this uneven (cold caches or not) make static
         // lose what the race would drop it for at once, and a second run of it costs a whole
-        // invocation (a tenth of mandelbrot's 22). It leaves the race, and so does replay,
-        // whose clamped weights cannot even out a split this uneven in a run or two (a slow
-        // core at half speed is 1.33 on two threads: both stay for it).
-        replay_weights_.assign(f.speed.size(), 1.0);
-        replay_speeds_.clear();
-        replay(f.speed);
+        // invocation (a tenth of mandelbrot's 22). It leaves the race; replay, whose blocks
+        // the run's cost profile evens out, stays (a slow core at half speed is 1.33 on two
+        // threads: static stays for it too).
         static_out_ = true;
         phase_ = phase::probe_dynamic;
         reason_ = "probing: static run imbalanced (max/mean busy " + fixed(f.imbalance, 3) + "); one dynamic run next";
         return;
     }
     if (static_runs_ == 1) {
-        // The warm run: the race's first static sample, and the replay candidate's first split.
+        // The warm run: the race's first static sample.
         probe_static_per_it_ = f.seconds / static_cast<double>(std::max<std::uint64_t>(iterations_, 1));
-        replay_weights_.assign(f.speed.size(), 1.0);
-        replay_speeds_.clear();
-        replay(f.speed);
     }
     if (++static_runs_ < 2) {
         reason_ = "probing: second static run";
@@ -506,6 +507,9 @@ namespace {
 
 std::string name_of(const schedule& run, bool replay) { return replay ? "replay" : run.to_string(); }
 
+// Weighted blocks with no dynamic part: what the replay candidate runs.
+schedule replay_run() { return schedule::staggered(1, 1); }
+
 std::size_t page_bytes() noexcept {
     static const long bytes = sysconf(_SC_PAGESIZE);
     return bytes > 0 ? static_cast<std::size_t>(bytes) : 4096;
@@ -529,21 +533,22 @@ void adaptive_policy::start_race(double dynamic_seconds) {
     const std::int64_t coarse = coarse_chunk_for(c, iteration_s_, iterations_, threads_, page_bytes());
     candidates_.clear();
     // Static is out when its probe was far too uneven, or when the dynamic probe, run after
-    // it, beat it by 30%: every further run of it would cost that much (and replay, static
-    // blocks whose weights are clamped, goes with it: on synthetic-ramp both ran 12.6 ms
-    // against 8.4).
+    // it, beat it by 10%: every further run of it would cost that much (barnes-hut: 15%
+    // slower, and it ran 4 of 11 invocations). Replay stays: its blocks follow the cost.
     const double n = static_cast<double>(std::max<std::uint64_t>(iterations_, 1));
-    const bool lost = probe_static_per_it_ > 0 && dynamic_seconds > 0 && probe_static_per_it_ > 1.3 * dynamic_seconds / n;
+    const bool lost = probe_static_per_it_ > 0 && dynamic_seconds > 0 && probe_static_per_it_ > 1.1 * dynamic_seconds / n;
     const bool with_static = !std::exchange(static_out_, false) && !lost;
     if (with_static) candidates_.push_back({schedule(), 1, 0, false});
     candidates_.push_back({schedule::staggered(0, c), 0, c, false});
     candidates_.push_back({schedule::staggered(fs, c), fs, c, false});
-    candidates_.push_back({schedule::guided(c), 0, c, false});  // libgomp's and libomp's guided
+    // libomp's guided (remaining / 2p): libgomp's hands out half the loop at once on two
+    // threads, static's split (barnes-hut: 24 ms against 20).
+    candidates_.push_back({schedule::guided(c, 2), 0, c, false});
     if (coarse > c) candidates_.push_back({schedule::staggered(0, coarse), 0, coarse, false});
     // oneTBB's affinity partitioner replays where the last run's work went; here static
-    // blocks sized by the speeds this candidate's own runs measured.
-    if (with_static && !weighted_ && threads_ > 1 && replay_weights_.size() == static_cast<std::size_t>(threads_))
-        candidates_.push_back({schedule(), 1, 0, true});
+    // blocks of equal cost by the profile the static runs measured (cost_profile.hpp).
+    // Run as staggered at fs = 1: `static` blocks are always equal (OpenMP's static split).
+    if (!weighted_ && threads_ > 1 && profile_.known()) candidates_.push_back({replay_run(), 1, 0, true});
     std::vector<std::string> names;
     for (const candidate& k : candidates_) names.push_back(name_of(k.run, k.replay));
     race_ = std::make_unique<candidate_race>(std::move(names), race_options{options_.race_budget, options_.recheck_every});
@@ -623,7 +628,11 @@ site_memory adaptive_policy::remember() const {
             m.candidates[i].weighted = k.replay || (weighted_ && blocks);
             any_weighted = any_weighted || m.candidates[i].weighted;
         }
-        if (any_weighted) m.weights = weighted_ ? weights_ : replay_weights_;
+        if (any_weighted && weighted_) m.weights = weights_;
+        if (any_weighted && !weighted_) {
+            m.weights.assign(static_cast<std::size_t>(std::max(threads_, 1)), 1.0);
+            profile_.split(m.weights);
+        }
         m.converged = phase_ == phase::converged;
         if (m.converged) m.chosen = race_->entries()[static_cast<std::size_t>(race_->winner())].name;
     } else if (phase_ == phase::converged && iterations_ > 0) {
@@ -654,6 +663,7 @@ void adaptive_policy::resume(const site_memory& m) {
         if (c.schedule == "replay") {
             if (!weights_fit) continue;
             k.replay = replay = true;
+            k.run = replay_run();
         } else {
             try {
                 k.run = schedule(c.schedule);
@@ -673,7 +683,10 @@ void adaptive_policy::resume(const site_memory& m) {
     }
     if (cs.empty()) return;
     if (weighted) weights_ = m.weights, weighted_ = true;
-    if (replay) replay_weights_ = m.weights;
+    if (replay) {
+        replay_weights_ = m.weights;
+        profile_.assume_split(m.weights);
+    }
     recalled_invocations_ = m.invocations;
     skip_sample_ = true;
     const std::string from = " (recalled: " + std::to_string(m.invocations) + " invocations of earlier runs)";

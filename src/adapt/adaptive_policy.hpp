@@ -13,7 +13,7 @@
 //      with dynamic chunks refines q: (summed busy − W) / chunks.
 //   3. search: race (default, candidate_race.hpp) static, the model's fs = 1 − fd
 //      (dynamic_fraction_model), dynamic, guided, coarse chunks (a page of doubles at
-//      least) and static blocks replayed from measured speed, judged by confidence
+//      least) and static blocks of equal measured cost (replay), judged by confidence
 //      intervals of their time per iteration, within 20 invocations; a fs fitted through
 //      the static, model and dynamic means joins the re-checks after. Or uSched's local
 //      search (search=local: ±0.05, the mean of 3 invocations, see median.hpp), NLopt over
@@ -36,6 +36,7 @@
 #pragma once
 
 #include "adapt/candidate_race.hpp"
+#include "adapt/cost_profile.hpp"
 #include "adapt/drift_watch.hpp"
 #include "adapt/dynamic_fraction_model.hpp"
 #include "adapt/local_search_tuner.hpp"
@@ -128,7 +129,7 @@ private:
     run_facts facts_of(std::span<const loop::worker_record> records) const;
     void learn(const run_facts& f);
     bool quiet(const run_facts& f) const noexcept;
-    void replay(const std::vector<double>& speed);
+    void learn_profile(std::span<const loop::worker_record> records);
     void watch_speeds(const run_facts& f);
     void after_probe_static(const run_facts& f);
     void after_probe_dynamic(const run_facts& f);
@@ -198,12 +199,12 @@ private:
         schedule run;
         double fs = 1;
         std::int64_t chunk = 0;
-        bool replay = false;  // static blocks weighted by this candidate's own measured speeds
+        bool replay = false;  // static blocks of equal cost by the measured cost profile
     };
     std::unique_ptr<candidate_race> race_;
     std::vector<candidate> candidates_;
-    std::vector<double> replay_weights_;
-    std::vector<std::vector<double>> replay_speeds_;  // the last runs' per-thread speeds
+    cost_profile profile_;                // where the work lies, from static runs' block times
+    std::vector<double> replay_weights_;  // replay's split: equal cost by profile_
     int running_ = -1;  // the candidate this invocation runs
     tuning_memory* memory_ = nullptr;
     std::string site_;

@@ -154,7 +154,9 @@ schedule schedule::static_cyclic(std::int64_t chunk) {
     return loop::kind_text<schedule_kind::static_block>::make(chunk);
 }
 schedule schedule::dynamic(std::int64_t chunk) { return loop::kind_text<schedule_kind::dynamic>::make(chunk); }
-schedule schedule::guided(std::int64_t chunk) { return loop::kind_text<schedule_kind::guided>::make(chunk); }
+schedule schedule::guided(std::int64_t chunk, std::int64_t divisor) {
+    return loop::kind_text<schedule_kind::guided>::make(chunk, divisor);
+}
 schedule schedule::hybrid(double fs, std::int64_t chunk) {
     return loop::kind_text<schedule_kind::hybrid>::make(fs, chunk);
 }

@@ -1,5 +1,7 @@
-// `guided,chunk=c`: each take claims ceil(remaining / p) iterations, at least c, so chunks
-// shrink as the loop drains (Polychronopoulos & Kuck; the same rule as libgomp).
+// `guided,chunk=c,divisor=k`: each take claims ceil(remaining / (k·p)) iterations, at least
+// c, so chunks shrink as the loop drains (Polychronopoulos & Kuck). k = 1 (the default) is
+// libgomp's rule; k = 2 is LLVM libomp's, whose first chunks leave half the loop to balance
+// (on two threads k = 1 hands out half the loop at once: static's split, and its imbalance).
 //
 // Hot path: a relaxed CAS loop on the shared counter's line (the chunk size depends on the
 // value read, so fetch_add cannot be used). Contended CAS retries are the cost.
@@ -42,13 +44,13 @@ private:
 template <>
 struct kind_text<schedule_kind::guided> {
     static constexpr std::string_view name = "guided";
-    static constexpr std::string_view keys = "chunk";
+    static constexpr std::string_view keys = "chunk, divisor";
     static constexpr bool bare_chunk = true;
     static void defaults(schedule& s) noexcept;
     static bool read(schedule& s, std::string_view key, std::string_view value, const spec_reader& r);
     static bool finish(const spec_reader& r);
     static std::string print(const schedule& s);
-    static schedule make(std::int64_t chunk);
+    static schedule make(std::int64_t chunk, std::int64_t divisor = 1);
 };
 
 }  // namespace aloe::loop

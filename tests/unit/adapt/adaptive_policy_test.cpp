@@ -66,7 +66,7 @@ sim_run simulate(const sim_loop& loop, const adaptive_policy::choice& choice) {
         for (std::size_t t = 0; t <= p; ++t) block_begin[t] = loop::block_start(t, n, p);
     }
     const bool is_static = choice.run.kind() == schedule_kind::static_block;
-    // guided and dynamic: one shared pool, chunks of c (guided: ceil(remaining / p), at least c).
+    // guided and dynamic: one shared pool, chunks of c (guided: ceil(remaining / (k·p)), at least c).
     const bool shared = choice.run.kind() == schedule_kind::guided || choice.run.kind() == schedule_kind::dynamic;
     const double fs = is_static ? 1.0 : shared ? 0.0 : choice.run.static_fraction();
     const auto chunk = static_cast<std::uint64_t>(std::max<std::int64_t>(choice.run.chunk(), 1));
@@ -116,7 +116,9 @@ sim_run simulate(const sim_loop& loop, const adaptive_policy::choice& choice) {
         }
         std::uint64_t take = chunk;
         if (choice.run.kind() == schedule_kind::guided)
-            take = std::max<std::uint64_t>(chunk, (end[victim] - next[victim] + p - 1) / p);
+            take = std::max<std::uint64_t>(
+                chunk, (end[victim] - next[victim] + p * static_cast<std::uint64_t>(choice.run.divisor()) - 1) /
+                           (p * static_cast<std::uint64_t>(choice.run.divisor())));
         const std::uint64_t b = next[victim], e = std::min(end[victim], b + take);
         next[victim] = e;
         clock[t] += loop.dequeue_s + work(b, e) / speed(t);
@@ -197,6 +199,29 @@ TEST(AdaptivePolicy, ImbalancedLoopConvergesWithin20InvocationsNearTheBestFixedF
     EXPECT_LE(converged, 1.05 * best) << "chosen " << t.chosen;
     const double static_time = simulate(loop, {schedule(), {}}).seconds;
     EXPECT_LT(converged, 0.8 * static_time);
+}
+
+TEST(AdaptivePolicy, ReplaySplitsARampIntoBlocksOfEqualCost) {
+    // A ramp whose chunks are dear (a dequeue costs 20 µs: a loop across a slow interconnect,
+    // or chunks that miss in cache): every dynamic candidate pays for its chunks, static for
+    // the ramp; blocks of equal measured cost pay for neither, and the race must find them.
+    sim_loop loop = ramp_loop();
+    loop.dequeue_s = 20e-6;
+    adaptive_policy policy(schedule("adaptive"), probes);
+    for (int i = 0; i < 30; ++i) step(policy, loop);
+    const tuning_stats t = policy.snapshot();
+    EXPECT_EQ(t.state, policy_state::converged) << t.reason;
+    EXPECT_NE(t.reason.find("replay"), std::string::npos) << t.reason;
+    EXPECT_TRUE(t.weighted);
+    double work = 0;
+    for (std::uint64_t i = 0; i < loop.iterations; ++i) work += loop.cost(i);
+    const double ideal = work / loop.threads;
+    const adaptive_policy::choice c = policy.choose(loop.iterations, loop.threads);
+    ASSERT_EQ(c.block_weights.size(), static_cast<std::size_t>(loop.threads));
+    EXPECT_GT(c.block_weights.front(), c.block_weights.back()) << "cheap iterations first: the first block is longer";
+    const double replayed = simulate(loop, c).seconds;
+    EXPECT_LE(replayed, 1.03 * ideal);
+    EXPECT_LT(replayed, 0.7 * simulate(loop, {schedule(), {}}).seconds);
 }
 
 TEST(AdaptivePolicy, PersistentlySlowCoreIsRacedAwayWithinTheBudget) {

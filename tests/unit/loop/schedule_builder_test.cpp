@@ -60,6 +60,8 @@ std::string num(std::int64_t x) { return std::to_string(x); }
 
 const std::vector<std::int64_t> chunks{int64_min, -1, 0, 1, 2, 1000, loop::max_chunk - 1, loop::max_chunk,
                                        loop::max_chunk + 1, int64_max};
+// Not 1: the builder then prints no divisor, as guided(c) above.
+const std::vector<std::int64_t> divisors{int64_min, -1, 0, 2, 64, 65, int64_max};
 const std::vector<double> fractions{-limits::infinity(), -1.0, -limits::denorm_min(), -0.0, 0.0,
                                     limits::denorm_min(), limits::min(), 1e-300, 0.1, 0.5, 0.8,
                                     std::nextafter(1.0, 0.0), 1.0, std::nextafter(1.0, 2.0), 2.0,
@@ -74,6 +76,8 @@ TEST(LoopScheduleBuilder, ChunkKindsEqualTheirParse) {
         expect_same([c] { return schedule::static_cyclic(c); }, "static,chunk=" + num(c));
         expect_same([c] { return schedule::dynamic(c); }, "dynamic,chunk=" + num(c));
         expect_same([c] { return schedule::guided(c); }, "guided,chunk=" + num(c));
+        for (const std::int64_t k : divisors)
+            expect_same([c, k] { return schedule::guided(c, k); }, "guided,chunk=" + num(c) + ",divisor=" + num(k));
     }
     EXPECT_EQ(schedule::static_blocks(), schedule("static"));
     EXPECT_EQ(schedule::static_blocks().to_string(), "static");

@@ -30,7 +30,7 @@ struct kind_keys {
 const std::vector<kind_keys> kinds = {
     {"static", {"chunk"}, 0},
     {"dynamic", {"chunk"}, 0},
-    {"guided", {"chunk"}, 0},
+    {"guided", {"chunk", "divisor"}, 0},
     {"hybrid", {"fs", "chunk"}, 1},
     {"staggered", {"fs", "chunk", "queue"}, 1},
     {"weighted", {"fs", "chunk"}, 0},
@@ -81,6 +81,7 @@ std::string value_for(rng_t& rng, std::string_view kind, std::string_view key) {
                                                 : 1 + static_cast<std::int64_t>(rng() % 1000));
     }
     if (key == "n") return integer_text(rng, 1 + static_cast<std::int64_t>(rng() % (std::uint64_t{1} << 24)));
+    if (key == "divisor") return integer_text(rng, 1 + static_cast<std::int64_t>(rng() % 64));
     if (key == "fs") return real_text(rng, 0, 1);
     if (key == "skew") return real_text(rng, 1, 1e6);
     if (key == "locality") return random_case(rng, std::vector<std::string>{"0", "1", "true", "false"}[rng() % 4]);

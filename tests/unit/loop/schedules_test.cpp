@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -57,6 +58,7 @@ const std::vector<std::string> every_schedule = {
     "dynamic,chunk=1",
     "dynamic,chunk=7",
     "guided,chunk=2",
+    "guided,chunk=2,divisor=2",
     "hybrid,fs=0,chunk=1",
     "hybrid,fs=0.6,chunk=5",
     "hybrid,fs=1",
@@ -258,6 +260,21 @@ TEST(LoopSchedules, GuidedChunksShrinkButNotBelowChunk) {
         prev = size;
     }
     EXPECT_EQ(r.chunks.front().range.end - r.chunks.front().range.begin, 250u);  // ceil(1000/4)
+}
+
+TEST(LoopSchedules, GuidedDivisorShrinksTheFirstChunksAsLibompDoes) {
+    // divisor=2: ceil(remaining / (2·p)), LLVM libomp's rule: on 2 threads the first chunk is a
+    // quarter of the loop, not half, and the next ones follow from what is left.
+    const auto r = run("guided,chunk=1,divisor=2", 1000, 2);
+    ASSERT_GE(r.chunks.size(), 3u);
+    std::vector<std::uint64_t> sizes;
+    for (const auto& c : r.chunks) sizes.push_back(c.range.end - c.range.begin);
+    std::sort(sizes.rbegin(), sizes.rend());
+    EXPECT_EQ(sizes[0], 250u);  // ceil(1000 / 4)
+    EXPECT_EQ(sizes[1], 188u);  // ceil(750 / 4)
+    EXPECT_EQ(schedule("guided,chunk=1,divisor=2").to_string(), "guided,chunk=1,divisor=2");
+    EXPECT_EQ(schedule("guided,divisor=1").to_string(), "guided,chunk=1");
+    EXPECT_EQ(schedule::guided(1, 2), schedule("guided,divisor=2"));
 }
 
 TEST(LoopSchedules, StaticPartWritesNoSharedMemory) {
