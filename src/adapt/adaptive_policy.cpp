@@ -135,9 +135,12 @@ adaptive_policy::choice adaptive_policy::choose(std::uint64_t iterations, int th
         chunk_ = k.chunk;
         current_ = k.run;
         const bool blocks = k.run.kind() == schedule_kind::static_block || k.run.kind() == schedule_kind::staggered;
-        if (k.replay) {
+        if (k.replay && (replay_weights_.size() != static_cast<std::size_t>(threads) ||
+                         replay_split_runs_ != profile_.runs())) {
+            // Split again only when the profile learned something since (a walk of its bins).
             replay_weights_.resize(static_cast<std::size_t>(threads));
             profile_.split(replay_weights_);
+            replay_split_runs_ = profile_.runs();
         }
         const std::vector<double>* w = k.replay ? &replay_weights_ : weighted_ && blocks ? &weights_ : nullptr;
         return {current_, w != nullptr && w->size() == static_cast<std::size_t>(threads) ? std::span<const double>(*w)
@@ -208,8 +211,8 @@ void adaptive_policy::learn_profile(std::span<const loop::worker_record> records
     // Static blocks lie in thread order, each where the one before ended; its busy time is
     // its cost. Runs with dynamic chunks say nothing of where their work lay.
     if (records.size() < 2 || iterations_ == 0) return;
-    std::vector<cost_profile::block_time> blocks;
-    blocks.reserve(records.size());
+    std::vector<cost_profile::block_time>& blocks = block_times_;  // its capacity stays: no allocation per run
+    blocks.clear();
     std::uint64_t begin = 0;
     const auto n = static_cast<double>(iterations_);
     for (const loop::worker_record& r : records) {
@@ -317,8 +320,12 @@ void adaptive_policy::observe_run(std::span<const loop::worker_record> records, 
     if (phase_ != phase::converged) ++trials_;
     const phase before = phase_;
     learn(f);
-    // Balanced static runs teach the profile nothing equal blocks do not already do.
-    if (f.static_only && (profile_.known() || f.imbalance > 1 + options_.balance_tolerance)) learn_profile(records);
+    // Balanced static runs teach the profile nothing equal blocks do not already do, and a
+    // site settled on anything but replay has no use for it (a 13 µs loop keeps its cost).
+    const bool replaying = running_ >= 0 && candidates_[static_cast<std::size_t>(running_)].replay;
+    if (f.static_only && (phase_ != phase::converged || replaying) &&
+        (profile_.known() || f.imbalance > 1 + options_.balance_tolerance))
+        learn_profile(records);
     if (phase_ != before) return;  // learning re-opened the search: this run judged the old choice
     if (running_ >= 0 && race_) {
         return race_observed(f.seconds / static_cast<double>(std::max<std::uint64_t>(iterations_, 1)));

@@ -204,7 +204,9 @@ private:
     std::unique_ptr<candidate_race> race_;
     std::vector<candidate> candidates_;
     cost_profile profile_;                // where the work lies, from static runs' block times
-    std::vector<double> replay_weights_;  // replay's split: equal cost by profile_
+    std::vector<double> replay_weights_;  // replay's split: equal cost by profile_ …
+    std::size_t replay_split_runs_ = 0;   // … after this many of its observations
+    std::vector<cost_profile::block_time> block_times_;  // learn_profile's scratch
     int running_ = -1;  // the candidate this invocation runs
     tuning_memory* memory_ = nullptr;
     std::string site_;

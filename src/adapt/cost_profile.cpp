@@ -48,19 +48,23 @@ double cost_profile::cost_between(double begin, double end) const noexcept {
 
 void cost_profile::observe(std::span<const block_time> blocks, double step) {
     // Every factor against the profile as it was, then all applied: blocks do not overlap.
-    std::vector<std::pair<block_time, double>> scale;
-    for (const block_time& b : blocks) {
+    factor_.assign(blocks.size(), 0.0);
+    bool any = false;
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+        const block_time& b = blocks[k];
         if (!(b.end > b.begin) || !(b.seconds > 0)) continue;
         const double modelled = cost_between(b.begin, b.end);
         if (!(modelled > 0)) continue;
-        scale.emplace_back(b, b.seconds / modelled);
+        factor_[k] = b.seconds / modelled;
+        any = true;
     }
-    if (scale.empty()) return;
+    if (!any) return;
     allocate();
     const double power = runs_ < whole_runs ? 1.0 : std::clamp(step, 0.0, 1.0);
-    for (const auto& [b, factor] : scale) {
-        const double f = std::pow(factor, power);
-        const auto [first, last] = bins_in(b.begin, b.end, density_.size());
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+        if (factor_[k] == 0) continue;
+        const double f = power == 1.0 ? factor_[k] : std::pow(factor_[k], power);
+        const auto [first, last] = bins_in(blocks[k].begin, blocks[k].end, density_.size());
         for (std::size_t i = first; i < last; ++i) density_[i] *= f;
     }
     ++runs_;

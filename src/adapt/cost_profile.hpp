@@ -57,6 +57,7 @@ private:
     void allocate();
     std::size_t bins_;
     std::vector<double> density_;  // empty until the first observation: uniform
+    std::vector<double> factor_;   // observe's scratch (kept: no allocation per run)
     std::size_t runs_ = 0;
 };
 
