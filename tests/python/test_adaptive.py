@@ -250,8 +250,10 @@ def test_shipped_matrix_quick_path_runs(bench):
     assert status == 0
     with open(out / "adaptive.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert [r["noise"] for r in rows] == ["none", "inject-p0.2-f0.2", "inject-p0.5-f0.5",
-                                          "bg-cpu1-d1", "bg-cpu1-d0.5"]
+    regimes = ["none", "inject-p0.2-f0.2", "inject-p0.5-f0.5", "bg-cpu1-d1", "bg-cpu1-d0.5"]
+    # one row per regime for each of the two searches the matrix compares
+    assert sorted((r["noise"], r["run"]) for r in rows) == sorted(
+        (n, run) for n in regimes for run in ("aloe:adaptive", "aloe:adaptive,search=local"))
     assert all(r["reps"] == "2" and r["best_fs"] and r["best_peer"] for r in rows)
     assert all(r["converged_at"] == "" and r["target_v"] == "miss" for r in rows)
     assert "| synthetic | none |" in (out / "summary.md").read_text()
@@ -264,6 +266,6 @@ def test_shipped_matrix_header_counts_its_runs():
     serial = len(m.workloads) * m.reps
     calibration = len(m.workloads) * len(m.threads)
     header = (REPO_ROOT / "bench/matrices/adaptive.toml").read_text()
-    assert (configs, timed) == (8 * 5 * 23, 4600)
+    assert (configs, timed) == (8 * 5 * 24, 4800)
     assert f"{timed:,} timed runs, plus {serial} serial and {calibration} calibration runs: " \
            f"{timed + serial + calibration:,}" in header.replace("\n# ", " ")

@@ -207,7 +207,7 @@ def test_adaptive_matrix_is_full_with_five_regimes_and_the_fs_sweep():
         assert [x for x in labels if not x.startswith("aloe:")] == peers
         chunk = next(x for x in peers if x.startswith("libgomp:dynamic,")).split(",")[1]
         assert [x for x in labels if x.startswith("aloe:")] == (
-            ["aloe:static", "aloe:adaptive"]
+            ["aloe:static", "aloe:adaptive", "aloe:adaptive,search=local"]
             + [f"aloe:staggered,fs={i / 10:g},chunk={chunk}" for i in range(11)])
     q = mx.apply_overrides(m, quick=True)
     assert q.reps == 2 and all(w.args[-len(w.quick):] == w.quick and w.quick

@@ -85,3 +85,12 @@ def test_markdown_helpers():
     assert tr.span({"median_s": 2.0, "p25_s": 1.5, "p75_s": 2.50001}) == "2 [1.5–2.5]"
     assert tr.span({"median_s": None}) == "–"
     assert tr.percent(None) == "–" and tr.percent(0.0123) == "1.2%"
+
+
+def test_a_relative_out_is_made_absolute(tmp_path, monkeypatch):
+    """The programs run in scratch folders, so a relative --out handed to them as a --stats or
+    tuning path would name a folder that does not exist there (a real failure of npb and
+    persistence run with --out bench/results/...)."""
+    monkeypatch.chdir(tmp_path)
+    out = tr.results_folder("bench/results/npb-x", "npb")
+    assert out.is_absolute() and out == tmp_path / "bench/results/npb-x"

@@ -174,9 +174,9 @@ def values_by_rep(entries: Iterable[dict], group: str, key: str) -> dict[str, di
 
 def results_folder(given: str | None, kind: str) -> Path:
     """--out, else bench/results/<kind>-YYYYMMDD in a source tree (the current folder outside
-    one)."""
+    one); absolute, because the programs run in scratch folders and are handed paths in it."""
     if given:
-        return Path(given)
+        return Path(given).resolve()
     root = provenance.REPO_ROOT / "bench/results" if provenance.REPO_ROOT else Path.cwd()
     return root / f"{kind}-{datetime.date.today().strftime('%Y%m%d')}"
 
