@@ -234,8 +234,11 @@ bool adaptive_policy::quiet(const run_facts& f) const noexcept {
     // Both with an allowance for what no schedule can move: a few microseconds of wake-up
     // and fork jitter (a 13 µs loop whose threads end 1.5 µs apart is "8% imbalanced").
     const double idle = f.seconds - f.busy_max_s;
-    return f.busy_max_s - f.busy_mean_s <= std::max(options_.balance_tolerance * f.busy_mean_s, 5e-6) &&
-           idle <= std::max(options_.balance_tolerance * f.seconds, 20e-6);
+    return balanced(f) && idle <= std::max(options_.balance_tolerance * f.seconds, 20e-6);
+}
+
+bool adaptive_policy::balanced(const run_facts& f) const noexcept {
+    return f.busy_max_s - f.busy_mean_s <= std::max(options_.balance_tolerance * f.busy_mean_s, 5e-6);
 }
 
 void adaptive_policy::learn(const run_facts& f) {
@@ -320,11 +323,11 @@ void adaptive_policy::observe_run(std::span<const loop::worker_record> records, 
     if (phase_ != phase::converged) ++trials_;
     const phase before = phase_;
     learn(f);
-    // Balanced static runs teach the profile nothing equal blocks do not already do, and a
-    // site settled on anything but replay has no use for it (a 13 µs loop keeps its cost).
+    // Balanced static runs teach the profile nothing equal blocks do not already do (nor do
+    // threads a few µs apart: wake-up jitter, and a profile costs a site 1 KB), and a site
+    // settled on anything but replay has no use for it (a 13 µs loop keeps its cost).
     const bool replaying = running_ >= 0 && candidates_[static_cast<std::size_t>(running_)].replay;
-    if (f.static_only && (phase_ != phase::converged || replaying) &&
-        (profile_.known() || f.imbalance > 1 + options_.balance_tolerance))
+    if (f.static_only && (phase_ != phase::converged || replaying) && (profile_.known() || !balanced(f)))
         learn_profile(records);
     if (phase_ != before) return;  // learning re-opened the search: this run judged the old choice
     if (running_ >= 0 && race_) {

@@ -129,6 +129,7 @@ private:
     run_facts facts_of(std::span<const loop::worker_record> records) const;
     void learn(const run_facts& f);
     bool quiet(const run_facts& f) const noexcept;
+    bool balanced(const run_facts& f) const noexcept;  ///< busy times within the tolerance or 5 µs
     void learn_profile(std::span<const loop::worker_record> records);
     void watch_speeds(const run_facts& f);
     void after_probe_static(const run_facts& f);
