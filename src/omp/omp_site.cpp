@@ -5,9 +5,6 @@
 #include "omp/interposer_settings.hpp"
 #include "runtime/report.hpp"
 
-#include <dlfcn.h>
-#include <link.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -56,21 +53,8 @@ std::size_t slot_of(const void* address) {
 }
 
 void name_site(omp_site& s) {
-    Dl_info info{};
-    link_map* map = nullptr;
-    const auto address = reinterpret_cast<std::uintptr_t>(s.address);
-    if (dladdr1(s.address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) != 0 && map != nullptr) {
-        // l_addr is the load bias: 0 for a non-PIE executable, the base for PIE and libraries.
-        s.code.offset = address - map->l_addr;
-        s.code.module = map->l_name != nullptr && map->l_name[0] != '\0' ? map->l_name : main_program_path();
-    } else {
-        s.code.offset = address;
-    }
-    std::string base = s.code.module.empty() ? "?" : s.code.module;
-    if (const std::size_t slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
-    char hex[32];
-    std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(s.code.offset));
-    s.name = base + hex;
+    s.code = runtime::locate_code(s.address);
+    s.name = runtime::code_site_name(s.code);
 }
 
 // The site's counters, under its name as the instance ('{', '}' and '*' would break a
@@ -143,16 +127,6 @@ omp_site* create(site_table& t, const void* address, site_kind kind) {
                           "one shared record for the rest (their statistics merged)"});
     return *s;
 }
-
-}  // namespace
-
-std::string main_program_path() {
-    char path[4096];
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string();
-}
-
-namespace {
 
 [[gnu::noinline]] omp_site& find_or_create(const void* address, site_kind kind) {
     site_table& t = table(kind);

@@ -85,8 +85,7 @@ omp_site& site_at(const void* address, site_kind kind);
 /// Every site of `kind`, in order of first use (for the exit report).
 std::vector<omp_site*> all_sites(site_kind kind);
 
-/// The running executable's path (/proc/self/exe); empty when it cannot be read.
-std::string main_program_path();
+using runtime::main_program_path;
 
 /// Around fork() (fork_hooks.cpp): the tables' creation mutexes, so that a child never finds
 /// one held by a thread that was creating a site (and resolving its source line) at the fork.

@@ -4,16 +4,15 @@
 // the "module+0xOFFSET" name.
 #pragma once
 
+#include "runtime/code_address.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace aloe::omp {
 
-struct code_address {
-    std::string module;       ///< path of the executable or shared object
-    std::uint64_t offset = 0; ///< address as the module's symbols see it (load bias removed)
-};
+using runtime::code_address;
 
 /// One entry per address, in order: "file:line (function)", "file:line", or empty.
 std::vector<std::string> source_lines(const std::vector<code_address>& addresses);

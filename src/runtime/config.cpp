@@ -295,7 +295,7 @@ constexpr std::array settings_table{
                  "Write per-loop-site statistics as JSON to this file at exit.",
                  setting_source::aloe_environment, parse_text<&config::stats_file>, print_text<&config::stats_file>},
     setting_spec{"ALOE_VERBOSE", "W108", "category list", "none",
-                 "all, none, or a comma list of runtime, topology, config, loop, caps, omp",
+                 "all, none, or a comma list of runtime, topology, config, loop, caps, omp, mpi",
                  "Report categories whose info messages are printed (warnings always are).",
                  setting_source::aloe_environment, parse_verbose, print_verbose},
     setting_spec{"ALOE_DISPLAY_ENV", "W109", "boolean", "false", "0, 1, true, false",
@@ -332,6 +332,10 @@ constexpr std::array settings_table{
                  "Keep what each adaptive loop site learnt in this file and start the next run of "
                  "the same binary from it (docs/tuning.md).",
                  setting_source::aloe_environment, parse_text<&config::tuning_file>, print_text<&config::tuning_file>},
+    setting_spec{"ALOE_MPI_STATS", "W118", "path", "(none)", "file path (%r, %p, %h; rank inserted)",
+                 "libaloe-mpi: write each rank's MPI calls (time inside, per call and call site) as "
+                 "JSON when MPI is finalised, or at exit.",
+                 setting_source::aloe_environment, parse_text<&config::mpi_stats_file>, print_text<&config::mpi_stats_file>},
 };
 
 thread_local bool loading_on_this_thread = false;

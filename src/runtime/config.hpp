@@ -49,6 +49,7 @@ struct config {
     /// ALOE_OMP_REPORT_DIR: set by `aloe run`; every interposed process writes its own
     /// report into this private folder, and `aloe run` merges them.
     std::string omp_report_dir;
+    std::string mpi_stats_file;    ///< ALOE_MPI_STATS: libaloe-mpi's per-rank call statistics (src/mpi/)
     /// ALOE_SITE_LIMIT: loop sites whose history and statistics are kept in full; colder
     /// ones beyond it are folded (src/loop/site_registry.hpp).
     std::int64_t site_limit = 4096;

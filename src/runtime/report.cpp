@@ -200,6 +200,7 @@ std::string_view to_string(report_category c) {
     case report_category::loop: return "loop";
     case report_category::caps: return "caps";
     case report_category::omp: return "omp";
+    case report_category::mpi: return "mpi";
     }
     return "?";
 }

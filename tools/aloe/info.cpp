@@ -49,6 +49,13 @@ info_report gather() {
     const rt::config& cfg = rt::current_config();
     const rt::topology& topo = rt::topology::machine();
     info_report r{aloe::version(), topo, cfg, 0, {}, false, {}, rt::probe_machine(), rt::describe_settings(cfg)};
+    // The MPI layer is a build-time choice (CMakeLists.txt, ALOE_WITH_MPI), not a probe.
+#ifdef ALOE_MPI_BUILT_AGAINST
+    r.caps.push_back({"libaloe-mpi", true, "built against " ALOE_MPI_BUILT_AGAINST, ""});
+#else
+    r.caps.push_back({"libaloe-mpi", false, "not built (no MPI for C when aloe was configured)",
+                      "no MPI call measurement; scripts/install-deps.sh installs OpenMPI"});
+#endif
     r.team_size = rt::resolved_num_threads(cfg, topo.default_threads());
     r.team_size_source = rt::describe_num_threads_source(cfg, topo);
     r.oversubscribed = r.team_size > topo.cores();
