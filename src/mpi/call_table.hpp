@@ -18,8 +18,8 @@ struct call_site_record {
     mpi_call call{};
     const void* site = nullptr;  ///< nullptr: the overflow row of `call`
     std::uint64_t calls = 0;
-    std::uint64_t inside_ns = 0;
-    std::uint64_t max_ns = 0;
+    std::uint64_t inside_ticks = 0;  ///< runtime/clock.hpp ticks: converted when reported
+    std::uint64_t max_ticks = 0;
 };
 
 class call_table {
@@ -27,7 +27,7 @@ public:
     static constexpr std::size_t capacity = 1024;  // call sites; a program has tens
     static constexpr std::size_t max_probes = 32;
 
-    void record(mpi_call call, const void* site, std::uint64_t inside_ns) noexcept;
+    void record(mpi_call call, const void* site, std::uint64_t inside_ticks) noexcept;
 
     /// Every row with calls, in slot order, then the overflow rows.
     std::vector<call_site_record> rows() const;
@@ -39,10 +39,10 @@ private:
     struct slot {
         std::atomic<std::uint64_t> key{0};  // 0: free; else the site with the call in the top byte
         std::atomic<std::uint64_t> calls{0};
-        std::atomic<std::uint64_t> inside_ns{0};
-        std::atomic<std::uint64_t> max_ns{0};
+        std::atomic<std::uint64_t> inside_ticks{0};
+        std::atomic<std::uint64_t> max_ticks{0};
     };
-    static void add(slot& s, std::uint64_t inside_ns) noexcept;
+    static void add(slot& s, std::uint64_t inside_ticks) noexcept;
 
     std::array<slot, capacity> slots_{};
     std::array<slot, mpi_call_count> overflow_{};

@@ -1,6 +1,7 @@
 #include "mpi/mpi_session.hpp"
 
 #include "mpi/call_table.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/code_address.hpp"
 #include "runtime/config.hpp"
 #include "runtime/json_text.hpp"
@@ -112,8 +113,8 @@ std::string statistics_json() {
         first = false;
         j += "{\"call\": " + json_quote(call_name(r.call)) + ", \"kind\": " + json_quote(kind_name(kind_of(r.call))) +
              ", \"site\": " + json_quote(site) + ", \"calls\": " + std::to_string(r.calls) +
-             ", \"time_s\": " + json_number(static_cast<double>(r.inside_ns) * 1e-9) +
-             ", \"max_s\": " + json_number(static_cast<double>(r.max_ns) * 1e-9) + "}";
+             ", \"time_s\": " + json_number(runtime::ticks_to_seconds(r.inside_ticks)) +
+             ", \"max_s\": " + json_number(runtime::ticks_to_seconds(r.max_ticks)) + "}";
     }
     j += "\n ]}\n";
     return j;

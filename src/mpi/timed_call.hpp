@@ -19,7 +19,7 @@ public:
     }
     ~timed_call() {
         --call_depth;
-        if (outer_) process_calls().record(call_, site_, runtime::ticks_to_ns(runtime::now_ticks() - start_));
+        if (outer_) process_calls().record(call_, site_, runtime::now_ticks() - start_);  // seconds at report time
     }
     timed_call(const timed_call&) = delete;
     timed_call& operator=(const timed_call&) = delete;

@@ -1,5 +1,5 @@
 # One MPI scenario: runs PROGRAM on NP ranks under MPIEXEC, with libaloe-mpi preloaded
-# (PRELOAD set) or linked into the program, and ALOE_MPI_STATS in a fresh folder WORK; checks
+# (PRELOAD set), linked into the program, or under `aloe run --mpi` (ALOE, the aloe tool), and ALOE_MPI_STATS in a fresh folder WORK; checks
 # the exit status (EXIT, default 0; SKIP: the exit status that means "skipped"), that each rank
 # wrote its statistics (FILES, default NP), and per rank the counted calls of each name:
 # EXACT "MPI_Barrier=2;MPI_Init=1" and AT_LEAST "MPI_Wait=3".
@@ -18,9 +18,13 @@ endif()
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 separate_arguments(flags UNIX_COMMAND "${MPIEXEC_FLAGS}")
-set(launch ${MPIEXEC} ${flags} -np ${NP} env ALOE_MPI_STATS=${WORK}/stats.json)
-if(DEFINED PRELOAD)
-  list(APPEND launch LD_PRELOAD=${PRELOAD})
+if(DEFINED ALOE)  # under `aloe run --mpi`, which preloads libaloe-mpi beside the interposer
+  set(launch ${MPIEXEC} ${flags} -np ${NP} ${ALOE} run --mpi --mpi-stats ${WORK}/stats.json --summary none --)
+else()
+  set(launch ${MPIEXEC} ${flags} -np ${NP} env ALOE_MPI_STATS=${WORK}/stats.json)
+  if(DEFINED PRELOAD)
+    list(APPEND launch LD_PRELOAD=${PRELOAD})
+  endif()
 endif()
 separate_arguments(program_args UNIX_COMMAND "${ARGS}")
 execute_process(COMMAND ${launch} ${PROGRAM} ${program_args} WORKING_DIRECTORY ${WORK}

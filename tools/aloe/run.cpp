@@ -70,9 +70,12 @@ options (each also as --option=value):
                      earlier run of the same binary left there (one file for every process;
                      see docs/tuning.md; 'aloe tune' fills it)
   --library PATH     the interposer to preload (default: the one installed with aloe)
+  --mpi              also preload libaloe-mpi (time inside MPI per call and call site, per
+                     rank; src/mpi/README.md), e.g. mpirun -np 4 aloe run --mpi -- ./app
+  --mpi-stats FILE   with --mpi: write each rank's MPI calls as JSON (ALOE_MPI_STATS)
 
 Defaults come from ALOE_OMP_SCHEDULE (else ALOE_SCHEDULE), ALOE_OMP_RULES, ALOE_OMP_STATS,
-ALOE_TRACE, ALOE_OMP_SUMMARY and ALOE_TUNING. File names may hold %p (process id), %r (MPI rank), %h
+ALOE_TRACE, ALOE_OMP_SUMMARY, ALOE_TUNING and ALOE_MPI_STATS. File names may hold %p (process id), %r (MPI rank), %h
 (host); in a job of several ranks, the rank is added to a name that has neither.
 
 Every process of the program that loads the interposer (a shell's children, mpirun's local
@@ -81,7 +84,8 @@ death by a signal gives 128 + the signal; an output that cannot be written turns
 )";
 
 struct run_options {
-    std::optional<std::string> schedule, threads, rules, stats, trace, summary, tuning, library;
+    std::optional<std::string> schedule, threads, rules, stats, trace, summary, tuning, library, mpi_stats;
+    bool mpi = false;
     std::vector<std::string> program;
 };
 
@@ -96,6 +100,8 @@ struct run_plan {
     std::string summary;  // "-", "none" or an absolute, expanded path
     std::string tuning;   // absolute; empty: as the environment has it
     std::string library;
+    std::string mpi_library;  // empty: no --mpi
+    std::string mpi_stats;    // absolute; empty: as the environment has it
 };
 
 // A path the user gave, safe to print (control bytes and broken UTF-8 escaped).
@@ -107,6 +113,19 @@ fs::path default_library() {
     const fs::path installed = self.parent_path().parent_path() / "lib" / "libaloe-gomp.so";
     if (fs::exists(installed, ec)) return installed;
     return fs::path(ALOE_BUILD_GOMP_LIBRARY);
+}
+
+// libaloe-mpi beside the interposer (installed), else the build tree's; empty when aloe was
+// configured without an MPI.
+fs::path default_mpi_library() {
+    std::error_code ec;
+    const fs::path installed = default_library().parent_path() / "libaloe-mpi.so";
+    if (fs::exists(installed, ec)) return installed;
+#ifdef ALOE_BUILD_MPI_LIBRARY
+    return fs::path(ALOE_BUILD_MPI_LIBRARY);
+#else
+    return {};
+#endif
 }
 
 std::string absolute(const std::string& path) {
@@ -126,6 +145,7 @@ int parse(arguments args, run_options& o, bool& help) {
         {"--rules", &run_options::rules},       {"--stats", &run_options::stats},
         {"--trace", &run_options::trace},       {"--summary", &run_options::summary},
         {"--tuning", &run_options::tuning},     {"--library", &run_options::library},
+        {"--mpi-stats", &run_options::mpi_stats},
     };
     std::size_t i = 0;
     for (; i < args.size(); ++i) {
@@ -141,6 +161,12 @@ int parse(arguments args, run_options& o, bool& help) {
         if (!a.starts_with("--")) break;
         const std::size_t eq = a.find('=');
         const std::string_view name = a.substr(0, eq);
+        if (name == "--mpi") {  // the one flag without a value
+            if (eq != std::string_view::npos) return usage_error("run: --mpi takes no value", "run");
+            if (o.mpi) return usage_error("run: --mpi is given twice", "run");
+            o.mpi = true;
+            continue;
+        }
         const option_slot* slot = nullptr;
         for (const option_slot& s : slots)
             if (s.name == name) slot = &s;
@@ -164,6 +190,7 @@ int parse(arguments args, run_options& o, bool& help) {
         o.*(slot->field) = value;
     }
     for (; i < args.size(); ++i) o.program.emplace_back(args[i]);
+    if (o.mpi_stats && !o.mpi) return usage_error("run: --mpi-stats needs --mpi (it is libaloe-mpi's output)", "run");
     if (o.program.empty()) return usage_error("run: no program given (aloe run [options] -- program args)", "run");
     return exit_ok;
 }
@@ -400,6 +427,19 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
                   << (o.library ? "" : " (build the aloe_gomp target, or pass --library)") << '\n';
         return exit_failure;
     }
+    if (o.mpi) {
+        plan.mpi_library = default_mpi_library().string();
+        if (plan.mpi_library.empty()) {
+            std::cerr << "aloe: run: --mpi: libaloe-mpi was not built (no MPI for C when aloe was configured; "
+                         "scripts/install-deps.sh installs OpenMPI, then rebuild)\n";
+            return exit_failure;
+        }
+        if (const std::optional<std::string> problem = library_problem(plan.mpi_library)) {
+            std::cerr << "aloe: run: --mpi: libaloe-mpi '" << quoted_path(plan.mpi_library) << "' " << *problem << '\n';
+            return exit_failure;
+        }
+        if (o.mpi_stats) plan.mpi_stats = absolute(*o.mpi_stats);
+    }
     return exit_ok;
 }
 
@@ -407,7 +447,9 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
 std::vector<std::string> child_environment(const run_options& o, const run_plan& plan, environment env,
                                            const std::string& report_dir) {
     const std::optional<std::string> preload = lookup(env, "LD_PRELOAD");
-    set(env, "LD_PRELOAD", plan.library + (preload && !preload->empty() ? ":" + *preload : ""));
+    const std::string mpi = plan.mpi_library.empty() ? "" : ":" + plan.mpi_library;
+    set(env, "LD_PRELOAD", plan.library + mpi + (preload && !preload->empty() ? ":" + *preload : ""));
+    if (!plan.mpi_stats.empty()) set(env, "ALOE_MPI_STATS", plan.mpi_stats);
     set(env, "ALOE_OMP_SCHEDULE", plan.request.schedule_text);
     // aloe's own loops (a program that also links libaloe) read ALOE_SCHEDULE: give them the
     // schedule when it is one, never `program` or `forward`, which mean nothing to them.

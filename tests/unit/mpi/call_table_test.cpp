@@ -29,8 +29,8 @@ TEST(MpiCallTable, KeepsOneRowPerCallAndSiteWithSumAndMaximum) {
     for (const call_site_record& r : rows) {
         if (r.call == mpi_call::Allreduce && r.site == site(0x401000)) {
             EXPECT_EQ(r.calls, 2u);
-            EXPECT_EQ(r.inside_ns, 400u);
-            EXPECT_EQ(r.max_ns, 300u);
+            EXPECT_EQ(r.inside_ticks, 400u);
+            EXPECT_EQ(r.max_ticks, 300u);
             ++seen;
         } else if (r.call == mpi_call::Barrier) {
             EXPECT_EQ(r.site, site(0x401000));
@@ -38,7 +38,7 @@ TEST(MpiCallTable, KeepsOneRowPerCallAndSiteWithSumAndMaximum) {
             ++seen;
         } else {
             EXPECT_EQ(r.site, site(0x402000));
-            EXPECT_EQ(r.inside_ns, 7u);
+            EXPECT_EQ(r.inside_ticks, 7u);
             ++seen;
         }
     }
@@ -73,8 +73,8 @@ TEST(MpiCallTable, ThreadsRecordingAtOnceLoseNoCall) {
     std::uint64_t n = 0, ns = 0, max = 0;
     for (const call_site_record& r : t->rows()) {
         n += r.calls;
-        ns += r.inside_ns;
-        max = std::max(max, r.max_ns);
+        ns += r.inside_ticks;
+        max = std::max(max, r.max_ticks);
     }
     EXPECT_EQ(n, static_cast<std::uint64_t>(threads) * calls);
     EXPECT_EQ(ns, static_cast<std::uint64_t>(calls) * (1 + 2 + 3 + 4));
