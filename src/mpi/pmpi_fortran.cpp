@@ -1,12 +1,13 @@
-// The Fortran entry points (mpif.h and `use mpi`). OpenMPI's Fortran bindings call the PMPI_
-// C functions directly (mpi_barrier_ is ompi_barrier_f, which calls PMPI_Barrier), so the C
-// wrappers never see a Fortran program's calls: each Fortran name is wrapped here too, in the
-// four manglings compilers use (mpi_barrier, mpi_barrier_, mpi_barrier__, MPI_BARRIER), and
-// forwarded to the next definition of the same name (the MPI library's, dlsym(RTLD_NEXT)).
-// Every argument of these bindings is a reference, so each is passed on as the pointer it
-// is: no handle conversion, and MPI_IN_PLACE, MPI_BOTTOM and MPI_STATUS_IGNORE keep the
-// addresses the library recognises. `use mpi_f08` (mpi_barrier_f08_ and the like) is not
-// intercepted yet.
+// The Fortran entry points (mpif.h, `use mpi` and `use mpi_f08`). OpenMPI's Fortran bindings
+// call the PMPI_ C functions directly (mpi_barrier_ is ompi_barrier_f, which calls
+// PMPI_Barrier), so the C wrappers never see a Fortran program's calls: each Fortran name is
+// wrapped here too, in the four manglings compilers use for mpif.h and `use mpi`
+// (mpi_barrier, mpi_barrier_, mpi_barrier__, MPI_BARRIER) and the f08 module's
+// (mpi_barrier_f08_), and forwarded to the next definition of the same name (the MPI
+// library's, dlsym(RTLD_NEXT)). Every argument of these bindings is a reference (an absent
+// optional ierror in f08: a null one), so each is passed on as the pointer it is: no handle
+// conversion, and MPI_IN_PLACE, MPI_BOTTOM and MPI_STATUS_IGNORE keep the addresses the
+// library recognises.
 #include "mpi/mpi_session.hpp"
 #include "mpi/timed_call.hpp"
 #include "runtime/report.hpp"
@@ -102,7 +103,8 @@ void after_fortran_init(const void* ierror) noexcept {
     ALOE_FORTRAN_ENTRY(mpi_##lower, Name, n, before, after)            \
     ALOE_FORTRAN_ENTRY(mpi_##lower##_, Name, n, before, after)         \
     ALOE_FORTRAN_ENTRY(mpi_##lower##__, Name, n, before, after)        \
-    ALOE_FORTRAN_ENTRY(MPI_##upper, Name, n, before, after)
+    ALOE_FORTRAN_ENTRY(MPI_##upper, Name, n, before, after)            \
+    ALOE_FORTRAN_ENTRY(mpi_##lower##_f08_, Name, n, before, after)
 
 #define ALOE_NOTHING
 #define ALOE_FORTRAN_CALL(Name, lower, upper, kind, n) ALOE_FORTRAN_##kind(Name, lower, upper, n)
