@@ -57,11 +57,11 @@ void write_statistics() noexcept {
         std::string error;
         if (!runtime::write_output_file(path, statistics_json(), error, runtime::shared_file_mode))
             runtime::report_once({runtime::report_level::warning, runtime::report_category::mpi, "W601",
-                                  "ALOE_MPI_STATS: " + error, "no MPI statistics written"});
+                                  "ALOE_MPI_STATS: " + error, "none (this rank's MPI statistics are lost)"});
     } catch (...) {
         // At exit or inside MPI_Finalize nothing may escape; the statistics are lost, said once.
         runtime::report_once({runtime::report_level::warning, runtime::report_category::mpi, "W601",
-                              "ALOE_MPI_STATS: out of memory while writing", "no MPI statistics written"});
+                              "ALOE_MPI_STATS: out of memory while writing", "none (this rank's MPI statistics are lost)"});
     }
 }
 

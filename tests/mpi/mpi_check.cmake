@@ -2,7 +2,8 @@
 # (PRELOAD set), linked into the program, or under `aloe run --mpi` (ALOE, the aloe tool), and ALOE_MPI_STATS in a fresh folder WORK; checks
 # the exit status (EXIT, default 0; SKIP: the exit status that means "skipped"), that each rank
 # wrote its statistics (FILES, default NP), and per rank the counted calls of each name:
-# EXACT "MPI_Barrier=2;MPI_Init=1" and AT_LEAST "MPI_Wait=3".
+# EXACT "MPI_Barrier=2;MPI_Init=1" and AT_LEAST "MPI_Wait=3". STATS: another ALOE_MPI_STATS;
+# STDERR: a regular expression the ranks' stderr must match.
 cmake_minimum_required(VERSION 3.20)
 foreach(v MPIEXEC NP PROGRAM WORK)
   if(NOT DEFINED ${v})
@@ -15,13 +16,16 @@ endif()
 if(NOT DEFINED FILES)
   set(FILES ${NP})
 endif()
+if(NOT DEFINED STATS)
+  set(STATS ${WORK}/stats.json)
+endif()
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 separate_arguments(flags UNIX_COMMAND "${MPIEXEC_FLAGS}")
 if(DEFINED ALOE)  # under `aloe run --mpi`, which preloads libaloe-mpi beside the interposer
-  set(launch ${MPIEXEC} ${flags} -np ${NP} ${ALOE} run --mpi --mpi-stats ${WORK}/stats.json --summary none --)
+  set(launch ${MPIEXEC} ${flags} -np ${NP} ${ALOE} run --mpi --mpi-stats ${STATS} --summary none --)
 else()
-  set(launch ${MPIEXEC} ${flags} -np ${NP} env ALOE_MPI_STATS=${WORK}/stats.json)
+  set(launch ${MPIEXEC} ${flags} -np ${NP} env ALOE_MPI_STATS=${STATS})
   if(DEFINED PRELOAD)
     list(APPEND launch LD_PRELOAD=${PRELOAD})
   endif()
@@ -35,6 +39,9 @@ if(DEFINED SKIP AND rc STREQUAL SKIP)
 endif()
 if(NOT rc STREQUAL EXIT)
   message(FATAL_ERROR "exit status ${rc}, expected ${EXIT}: ${launch} ${PROGRAM} ${ARGS}\n${out}\n${err}")
+endif()
+if(DEFINED STDERR AND NOT err MATCHES "${STDERR}")
+  message(FATAL_ERROR "stderr does not match '${STDERR}':\n${err}")
 endif()
 file(GLOB written ${WORK}/stats*.json)
 list(LENGTH written n)
