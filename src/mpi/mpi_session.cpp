@@ -34,17 +34,12 @@ session& state() {
     return *s;
 }
 
-std::string host_name() {
-    char name[256] = {};
-    return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
-}
-
 void write_statistics() noexcept {
     try {
-        const std::string& pattern = runtime::current_config().mpi_stats_file;
-        if (pattern.empty()) return;
-        runtime::process_identity who;
-        who.pid = static_cast<long>(getpid());
+        const runtime::config& cfg = runtime::current_config();
+        if (cfg.mpi_stats_file.empty()) return;
+        // The launcher's variables name the rank as well, but MPI itself is surer.
+        runtime::process_identity who = runtime::process_identity::of_this_process(cfg);
         {
             std::lock_guard lock(state().mutex);
             if (state().written) return;
@@ -52,7 +47,7 @@ void write_statistics() noexcept {
             who.rank = state().rank;
             who.job_size = state().size;
         }
-        who.host = host_name();
+        const std::string& pattern = cfg.mpi_stats_file;
         const std::string path = runtime::expand_output_path(pattern, who);
         std::string error;
         if (!runtime::write_output_file(path, statistics_json(), error, runtime::shared_file_mode))
@@ -61,7 +56,7 @@ void write_statistics() noexcept {
     } catch (...) {
         // At exit or inside MPI_Finalize nothing may escape; the statistics are lost, said once.
         runtime::report_once({runtime::report_level::warning, runtime::report_category::mpi, "W601",
-                              "ALOE_MPI_STATS: out of memory while writing", "none (this rank's MPI statistics are lost)"});
+                              "ALOE_MPI_STATS: the statistics could not be made (out of memory)", "none (this rank's MPI statistics are lost)"});
     }
 }
 

@@ -109,8 +109,8 @@ void after_fortran_init(const void* ierror) noexcept {
 #define ALOE_NOTHING
 #define ALOE_FORTRAN_CALL(Name, lower, upper, kind, n) ALOE_FORTRAN_##kind(Name, lower, upper, n)
 #define ALOE_FORTRAN_collective(Name, lower, upper, n) ALOE_FORTRAN_PLAIN(Name, lower, upper, n, ALOE_NOTHING, ALOE_NOTHING)
-#define ALOE_FORTRAN_completion(Name, lower, upper, n) ALOE_FORTRAN_PLAIN(Name, lower, upper, n, ALOE_NOTHING, ALOE_NOTHING)
-#define ALOE_FORTRAN_receive(Name, lower, upper, n) ALOE_FORTRAN_PLAIN(Name, lower, upper, n, ALOE_NOTHING, ALOE_NOTHING)
+#define ALOE_FORTRAN_completion ALOE_FORTRAN_collective  // the waiting calls: timed, nothing more
+#define ALOE_FORTRAN_receive ALOE_FORTRAN_collective
 #define ALOE_FORTRAN_lifetime(Name, lower, upper, n) ALOE_FORTRAN_lifetime_##Name(lower, upper, n)
 #define ALOE_FORTRAN_lifetime_Init(lower, upper, n) ALOE_FORTRAN_PLAIN(Init, lower, upper, n, ALOE_NOTHING, ALOE_AFTER_Init(n))
 #define ALOE_FORTRAN_lifetime_Init_thread(lower, upper, n) \

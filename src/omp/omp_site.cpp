@@ -5,9 +5,7 @@
 #include "omp/interposer_settings.hpp"
 #include "runtime/report.hpp"
 
-
 #include <array>
-#include <cstdio>
 #include <iterator>
 #include <memory>
 #include <string>
