@@ -329,6 +329,17 @@ def machine_line(m: dict) -> str:
             + (" (uncommitted changes)" if m.get("git_dirty") else ""))
 
 
+def start_results(out: str | None, default_name: str, script: str, argv: list[str], aloe: str) -> tuple[Path, dict]:
+    """The results folder (--out, else bench/results/<default_name>-<date>), with the command
+    that made it and the machine it ran on; returns the folder and the machine description."""
+    folder = Path(out) if out else REPO / "bench/results" / f"{default_name}-{datetime.date.today():%Y%m%d}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "command.txt").write_text(provenance.display_command(["python", script, *argv]) + "\n")
+    machine = provenance.machine_description(aloe)
+    (folder / "machine.json").write_text(json.dumps(machine, indent=2) + "\n")
+    return folder, machine
+
+
 def main(argv: list[str]) -> int:
     a = parse_args(argv)
     for what, path in (("the benchmark program", a.binary), ("the aloe tool", a.aloe)):
@@ -338,14 +349,7 @@ def main(argv: list[str]) -> int:
             print(f"gomp_forward_overhead.py: {what} is not at {provenance.display_path(path)} "
                   "(build it, or pass --build/--binary/--aloe)", file=sys.stderr)
             return 2
-    stamp = datetime.date.today().strftime("%Y%m%d")
-    out = Path(a.out) if a.out else REPO / "bench/results" / f"gomp-overhead-{stamp}"
-    out.mkdir(parents=True, exist_ok=True)
-    typed = provenance.display_command(["python", "bench/micro/gomp_forward_overhead.py",
-                                        *argv])
-    (out / "command.txt").write_text(typed + "\n")
-    machine = provenance.machine_description(a.aloe)
-    (out / "machine.json").write_text(json.dumps(machine, indent=2) + "\n")
+    out, machine = start_results(a.out, "gomp-overhead", "bench/micro/gomp_forward_overhead.py", argv, a.aloe)
     try:
         per_ns, work_iters = calibrate(a)
     except RuntimeError as e:
@@ -383,7 +387,7 @@ def main(argv: list[str]) -> int:
         cg = callgrind(a, work_iters, Path(tmp))
     kinds = 2 if a.kinds in ("dynamic,runtime", "runtime,dynamic") else 1
     result = {
-        "command": typed,
+        "command": (out / "command.txt").read_text().strip(),
         "machine_line": machine_line(machine),
         "settings": {"loops": a.loops, "loops_total": a.loops * kinds, "kinds": a.kinds,
                      "iterations": a.iterations, "work_ns": a.work_ns, "work_iters": work_iters,

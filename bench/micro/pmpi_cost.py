@@ -16,7 +16,6 @@ runs.jsonl, command.txt and machine.json under --out (default bench/results/pmpi
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import shutil
@@ -29,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bench" / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from aloe_harness import provenance  # noqa: E402
-from gomp_forward_overhead import callgrind_total, compare, machine_line, quantiles  # noqa: E402
+from gomp_forward_overhead import start_results, callgrind_total, compare, machine_line, quantiles  # noqa: E402
 
 CALLS = ("wait", "barrier", "allreduce")
 TARGET_NS = 150.0
@@ -86,11 +85,7 @@ def main(argv: list[str]) -> int:
             print(f"pmpi_cost.py: {what} is not at {provenance.display_path(path)} (build with an MPI "
                   "installed: scripts/install-deps.sh)", file=sys.stderr)
             return 2
-    out = Path(a.out) if a.out else REPO / "bench/results" / f"pmpi-cost-{datetime.date.today():%Y%m%d}"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "command.txt").write_text(provenance.display_command(["python", "bench/micro/pmpi_cost.py", *argv]) + "\n")
-    machine = provenance.machine_description(str(build / "tools/aloe/aloe"))
-    (out / "machine.json").write_text(json.dumps(machine, indent=2) + "\n")
+    out, machine = start_results(a.out, "pmpi-cost", "bench/micro/pmpi_cost.py", argv, str(build / "tools/aloe/aloe"))
     plain_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     aloe_env = dict(plain_env, LD_PRELOAD=str(library.resolve()))
     result = {"calls_per_run": a.calls, "reps": a.reps, "machine_line": machine_line(machine), "per_call": {}}

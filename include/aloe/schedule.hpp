@@ -19,6 +19,11 @@
 /// Defaults: chunk=1, fs=1 for weighted, fs=0 for tasklets, skew=1 (uniform), locality=1,
 /// queue=atomic; for adaptive search=race, chunk=auto, delay=optimistic.
 ///
+/// `slack=on|off` (hybrid, staggered, weighted, tasklets, adaptive): spend the MPI slack
+/// libaloe-mpi predicts for the call that follows the loop by lowering the dynamic fraction
+/// (Kale's thesis, Eq. 4.11; docs/mpi.md). Unset, it is on for `adaptive` when libaloe-mpi is
+/// loaded and off for the fixed schedules; it is printed only when given.
+///
 /// `adaptive` measures each loop site (one static and one dynamic invocation, the team's
 /// dequeue cost, the machine's noise), sizes the dynamic fraction with Kale's model, then
 /// refines it online: `race` (the default) races a few candidates (static, the model's
@@ -80,6 +85,10 @@ enum class delay_model : std::uint8_t { optimistic, pessimistic };
 /// as in the Kale thesis (kept to measure the difference).
 enum class queue_claim : std::uint8_t { atomic, mutex };
 
+/// Whether a loop spends MPI slack (`slack=`): unset (`automatic`: on for adaptive when
+/// libaloe-mpi is loaded, off for the fixed schedules), on, or off.
+enum class slack_mode : std::uint8_t { automatic, on, off };
+
 class ALOE_API schedule {
 public:
     /// `static`.
@@ -107,6 +116,12 @@ public:
     queue_claim claim() const noexcept { return claim_; }
     adaptive_search search() const noexcept { return search_; }  ///< adaptive only
     delay_model delay() const noexcept { return delay_; }        ///< adaptive only
+    slack_mode slack() const noexcept { return slack_; }         ///< as given (`automatic`: unset)
+    /// Whether the kind takes `slack=` (a static fraction to lower: hybrid, staggered,
+    /// weighted, tasklets, adaptive).
+    bool takes_slack() const noexcept;
+    /// This schedule with `slack=` set; throws aloe::error for a kind that takes no slack.
+    schedule with_slack(slack_mode mode) const;
 
     /// Builders for code that prefers values to strings. Each validates like the parser (the
     /// same ranges, and on a bad value the same aloe::error as parsing the string it stands
@@ -140,6 +155,7 @@ private:
     queue_claim claim_ = queue_claim::atomic;
     adaptive_search search_ = adaptive_search::race;
     delay_model delay_ = delay_model::optimistic;
+    slack_mode slack_ = slack_mode::automatic;
 };
 
 /// The schedule named by ALOE_SCHEDULE, or `static` when it is unset. A malformed value is

@@ -53,12 +53,32 @@ ALOE_API const char* to_string(policy_state s) noexcept;
 /// "local", "nlopt" or "sweep".
 ALOE_API const char* to_string(adaptive_search s) noexcept;
 
+/// What the MPI slack policy did at a loop site (libaloe-mpi; Kale's thesis, Eq. 4.11): the
+/// slack predicted for the MPI call that follows the loop, the slack that call then had, and
+/// the dynamic fraction before and after the adjustment. "last" is the latest invocation,
+/// "mean" the mean over the invocations the policy planned.
+struct slack_stats {
+    std::string call;                  ///< the MPI call that follows the loop, e.g. "MPI_Allreduce at app+0x1234"
+    std::uint64_t planned = 0;         ///< invocations the policy planned
+    std::uint64_t lowered = 0;         ///< of which the dynamic fraction was lowered
+    double predicted_last_s = 0;       ///< this loop's share of the predicted slack
+    double actual_last_s = 0;          ///< the share of the slack the call then had
+    double predicted_mean_s = 0;
+    double actual_mean_s = 0;
+    double fd_before_last = 0;         ///< the fraction the schedule (or adaptive) chose
+    double fd_after_last = 0;          ///< what ran
+    double fd_before_mean = 0;
+    double fd_after_mean = 0;
+    std::string guard;                 ///< why the last invocation kept or set its fraction
+};
+
 /// One policy of a site's chain: which, where it is, and what it chose last.
 struct policy_status {
     std::string name;     ///< the policy kind, e.g. "adaptive"
     policy_state state = policy_state::idle;
     std::string choice;   ///< what it set last, e.g. "hybrid,fs=0.8,chunk=16" or "threads=4"
     int threads = 0;      ///< the thread count it left the run with (0: not a loop yet)
+    std::optional<slack_stats> slack;  ///< the MPI slack policy only
 };
 
 /// What an `adaptive` site's tuner knows and chose (empty for other schedules).

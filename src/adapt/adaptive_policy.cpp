@@ -785,6 +785,8 @@ void adaptive_policy::plan(std::uint64_t iterations, loop::loop_plan& p) {
     const choice c = choose(iterations, p.threads);
     p.run = c.run;
     p.block_weights = c.block_weights;
+    // Probing, searching, or re-checking a runner-up: a later link must not change the run.
+    p.measuring = phase_ != phase::converged || (race_ && running_ != race_->winner());
 }
 
 policy_status adaptive_policy::status() const {
@@ -852,6 +854,11 @@ machine_probes measure_machine_once(team& t) {
                                   micros(measured.noise_s) + " (FWQ, 2 ms)",
                               ""});
     }
+    return measured;
+}
+
+std::optional<machine_probes> measured_machine_probes() noexcept {
+    if (!probed.load(std::memory_order_acquire)) return std::nullopt;
     return measured;
 }
 

@@ -227,5 +227,7 @@ private:
 
 /// The process-wide probe results, measuring them on `t` the first time (thread-safe).
 machine_probes measure_machine_once(team& t);
+/// The probe results if they were measured (an adaptive loop ran), else nothing.
+std::optional<machine_probes> measured_machine_probes() noexcept;
 
 }  // namespace aloe::adapt

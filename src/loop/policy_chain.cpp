@@ -32,6 +32,12 @@ void recount_general_scopes() noexcept {
 }
 
 bool is_adaptive(const schedule* spec) noexcept { return spec != nullptr && spec->kind() == schedule_kind::adaptive; }
+bool asks_slack(const schedule* spec) noexcept { return spec != nullptr && spec->slack() == slack_mode::on; }
+
+// Whether kind `p` is consulted for a site with schedule `spec` at all (before applies()).
+bool consults(const policy_kind& p, const schedule* spec) noexcept {
+    return !p.adaptive_only || is_adaptive(spec) || (p.slack_sites && asks_slack(spec));
+}
 
 }  // namespace
 
@@ -58,14 +64,14 @@ void unregister_policy_kind(const policy_kind* kind) noexcept {
 }
 
 bool chain_applies(policy_scope scope, const schedule* spec) noexcept {
-    return is_adaptive(spec) || (general_scopes.load(std::memory_order_acquire) & scope_bit(scope)) != 0;
+    return is_adaptive(spec) || asks_slack(spec) || (general_scopes.load(std::memory_order_acquire) & scope_bit(scope)) != 0;
 }
 
 void prepare_policies(team& t, const schedule& spec) {
     const policy_site site{policy_scope::loop, &spec, {}, {}};
     for (const auto& k : kinds) {
         const policy_kind* p = k.load(std::memory_order_acquire);
-        if (p != nullptr && p->prepare != nullptr && (!p->adaptive_only || is_adaptive(&spec)) && p->applies(site))
+        if (p != nullptr && p->prepare != nullptr && consults(*p, &spec) && p->applies(site))
             p->prepare(t);
     }
 }
@@ -75,7 +81,7 @@ void policy_chain::rebuild(const policy_site& site) {
     std::vector<link> fresh;
     for (const auto& k : kinds) {
         const policy_kind* p = k.load(std::memory_order_acquire);
-        if (p == nullptr || (p->adaptive_only && !is_adaptive(site.spec)) || !p->applies(site)) continue;
+        if (p == nullptr || !consults(*p, site.spec) || !p->applies(site)) continue;
         // Keep a link that still serves the site (its tuning goes on), else make it afresh.
         const auto kept = std::find_if(links_.begin(), links_.end(), [&](const link& l) {
             return l.kind == p && l.policy && l.policy->serves(site.spec);
@@ -100,6 +106,11 @@ loop_plan policy_chain::plan(const policy_site& site, std::uint64_t iterations, 
         l.policy->plan(iterations, p);
         p.threads = std::clamp(p.threads, 1, available);
     }
+    if (asks_slack(site.spec) &&
+        std::none_of(links_.begin(), links_.end(), [](const link& l) { return l.kind->slack_sites; }))
+        runtime::report_once({runtime::report_level::warning, runtime::report_category::loop, "W309",
+                              "slack=on, but no MPI slack is measured in this process (libaloe-mpi is not loaded)",
+                              "the schedule's own static fraction"});
     if (is_adaptive(&p.run)) {
         runtime::report_once({runtime::report_level::warning, runtime::report_category::loop, "W303",
                               "the adaptive schedule's tuner is not linked in (adapt/ layer missing)", "static"});

@@ -57,6 +57,11 @@ struct loop_plan {
                                             ///< owned by the policy until its next call
     int threads = 1;                        ///< participants, 1..available
     int available = 1;                      ///< the team's workers (regions: the default count)
+    /// Set by a link that is still measuring the schedule it chose (adaptive while probing
+    /// or searching): later links leave `run` alone, or they would skew what it measures.
+    bool measuring = false;
+    /// The static fraction before a link changed it (the slack link's statistics).
+    double fs_before = -1;
 };
 
 /// One run, as the chain observes it after the join.
@@ -98,6 +103,9 @@ struct policy_kind {
     /// True when the kind applies only to loops whose schedule is `adaptive` (their sites
     /// take the chain's lock anyway); false makes every site of its scope consult it.
     bool adaptive_only = false;
+    /// With adaptive_only: sites whose schedule says `slack=on` are consulted as well (the
+    /// MPI layer's slack kind). A site with slack=on and no such kind warns once (W309).
+    bool slack_sites = false;
 };
 
 /// The most kinds a process registers.
@@ -110,7 +118,8 @@ bool register_policy_kind(const policy_kind* kind) noexcept;
 void unregister_policy_kind(const policy_kind* kind) noexcept;
 
 /// Whether a loop with schedule `spec` (a region: scope region, spec nullptr) has anything to
-/// ask its chain: an adaptive spec, or a kind registered for every site of the scope.
+/// ask its chain: an adaptive spec, a spec with slack=on, or a kind registered for every
+/// site of the scope.
 bool chain_applies(policy_scope scope, const schedule* spec) noexcept;
 
 /// Before the team is taken: each applying kind's prepare().

@@ -75,6 +75,16 @@ static_assert(rows_in_kind_order(), "kinds[] must follow schedule_kind's order")
 
 using runtime::trim;
 
+// The kinds with a static fraction that `slack=` can lower.
+constexpr bool kind_takes_slack(schedule_kind k) noexcept {
+    return k == schedule_kind::hybrid || k == schedule_kind::staggered || k == schedule_kind::weighted ||
+           k == schedule_kind::tasklets || k == schedule_kind::adaptive;
+}
+
+std::string keys_of(const kind_row& row) {
+    return std::string(row.keys) + (kind_takes_slack(row.kind) ? ", slack" : "");
+}
+
 std::string kind_list() {
     std::string out;
     for (const kind_row& k : kinds) out += (out.empty() ? "" : ", ") + std::string(k.name);
@@ -102,6 +112,7 @@ bool parse(std::string_view spec, schedule& s, std::string& error) {
     if (row == nullptr)
         return r.fail("unknown kind '" + printable(kind_item) + "' (expected one of " + kind_list() + ")");
     row->defaults(s);
+    slack_mode slack = slack_mode::automatic;
 
     for (bool first = true; rest.data() != nullptr; first = false) {
         const std::string_view item = next_item(rest);
@@ -121,12 +132,18 @@ bool parse(std::string_view spec, schedule& s, std::string& error) {
         if (value.empty()) return r.fail("key '" + printable(key) + "' has no value");
         if (r.has_key(key)) return r.fail("key '" + printable(key) + "' is given twice");
         r.add_key(key);
+        if (key == "slack" && kind_takes_slack(row->kind)) {
+            if (!r.read_word(key, value, {"auto", "on", "off"}, slack)) return false;
+            continue;
+        }
         if (!loop::lists_key(row->keys, key))
-            return r.fail(std::string(row->name) + " takes no key '" + printable(key) + "' (keys: " +
-                          std::string(row->keys) + ")");
+            return r.fail(std::string(row->name) + " takes no key '" + printable(key) + "' (keys: " + keys_of(*row) +
+                          ")");
         if (!row->read(s, key, value, r)) return false;
     }
-    return row->finish(r);
+    if (!row->finish(r)) return false;
+    if (slack != slack_mode::automatic) s = s.with_slack(slack);
+    return true;
 }
 
 }  // namespace
@@ -145,7 +162,21 @@ bool schedule::try_parse(std::string_view spec, schedule& out, std::string& erro
 
 std::string schedule::to_string() const {
     const auto k = static_cast<std::size_t>(kind_);
-    return k < kinds.size() ? kinds[k].print(*this) : std::string(kinds[0].name);
+    if (k >= kinds.size()) return std::string(kinds[0].name);
+    std::string text = kinds[k].print(*this);
+    if (slack_ != slack_mode::automatic) text += slack_ == slack_mode::on ? ",slack=on" : ",slack=off";
+    return text;
+}
+
+bool schedule::takes_slack() const noexcept { return kind_takes_slack(kind_); }
+
+schedule schedule::with_slack(slack_mode mode) const {
+    if (!takes_slack())
+        throw error("schedule '" + to_string() + "': " + std::string(kinds[static_cast<std::size_t>(kind_)].name) +
+                    " takes no key 'slack' (keys: " + keys_of(kinds[static_cast<std::size_t>(kind_)]) + ")");
+    schedule s = *this;
+    s.slack_ = mode == slack_mode::on || mode == slack_mode::off ? mode : slack_mode::automatic;
+    return s;
 }
 
 // Builders: each kind's make() sets the fields and checks them as the parser would.

@@ -1,6 +1,8 @@
 #include "mpi/mpi_session.hpp"
 
+#include "mpi/calibration.hpp"
 #include "mpi/call_table.hpp"
+#include "mpi/slack_board.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/code_address.hpp"
 #include "runtime/config.hpp"
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -27,6 +30,7 @@ struct session {
     int size = 0;
     std::string library;  // the first line of MPI_Get_library_version
     bool written = false;
+    calibration calibrated;
 };
 
 session& state() {
@@ -62,6 +66,27 @@ void write_statistics() noexcept {
 
 std::atomic<bool> exit_hook_set{false};
 
+// A predictor's score: its error relative to the slack (undefined, -1, where a path never
+// waited) and to the time between invocations.
+std::string error_json(const prediction_error& e) {
+    return "{\"predictions\": " + std::to_string(e.predictions) +
+           ", \"error_of_slack\": " + runtime::json_number(e.relative_to_slack()) +
+           ", \"error_of_interval\": " + runtime::json_number(e.relative_to_interval()) +
+           ", \"abs_error_s\": " + runtime::json_number(e.abs_error_s) + "}";
+}
+
+std::string calibration_json(const calibration& c) {
+    std::string j = "{\"ran\": " + std::string(c.ran ? "true" : "false") + ", \"seconds\": " + runtime::json_number(c.seconds) +
+                    ", \"naive_calls\": " + std::to_string(c.naive_calls) + ", \"naive_s\": " + runtime::json_number(c.naive_s) +
+                    ", \"cost\": [";
+    for (int k = 0; k < cost_class_count; ++k) {
+        const cost_line& l = c.cost.line(static_cast<cost_class>(k));
+        j += (k ? ", " : "") + std::string("{\"class\": ") + runtime::json_quote(cost_class_name(static_cast<cost_class>(k))) +
+             ", \"latency_s\": " + runtime::json_number(l.latency_s) + ", \"per_byte_s\": " + runtime::json_number(l.per_byte_s) + "}";
+    }
+    return j + "]}";
+}
+
 }  // namespace
 
 void after_init() noexcept {
@@ -79,11 +104,26 @@ void after_init() noexcept {
         state().size = size;
         state().library = library;
     }
+    // Collective: every rank that loaded libaloe-mpi is here, right after its MPI_Init.
+    const calibration c = calibrate(MPI_COMM_WORLD, runtime::current_config().mpi_calibration);
+    set_process_cost(c.cost);
+    process_calls().set_naive(c.naive_s);
+    {
+        std::lock_guard lock(state().mutex);
+        state().calibrated = c;
+    }
     // A program that exits without MPI_Finalize still leaves its statistics.
     if (!exit_hook_set.exchange(true)) std::atexit([] { write_statistics(); });
     runtime::report_once({runtime::report_level::info, runtime::report_category::mpi, "I601",
                           "libaloe-mpi: rank " + std::to_string(rank) + " of " + std::to_string(size) + " under " + library,
                           ""});
+    runtime::report_once(
+        {runtime::report_level::info, runtime::report_category::mpi, "I602",
+         c.ran ? "libaloe-mpi: calibrated in " + std::to_string(static_cast<int>(c.seconds * 1e3 + 0.5)) +
+                     " ms: naive slack " + std::to_string(c.naive_s * 1e6) + " us, Allreduce latency " +
+                     std::to_string(c.cost.line(cost_class::reduction).latency_s * 1e6) + " us"
+               : "libaloe-mpi: no calibration (ALOE_MPI_CALIBRATION=off on some rank)",
+         c.ran ? "" : "slack is the whole time inside each call; the naive prediction is 0"});
 }
 
 void before_finalize() noexcept { write_statistics(); }
@@ -91,25 +131,42 @@ void before_finalize() noexcept { write_statistics(); }
 std::string statistics_json() {
     int rank = -1, size = 0;
     std::string library;
+    calibration calibrated;
     {
         std::lock_guard lock(state().mutex);
         rank = state().rank;
         size = state().size;
         library = state().library;
+        calibrated = state().calibrated;
     }
     using runtime::json_number;
     using runtime::json_quote;
     std::string j = "{\"tool\": \"libaloe-mpi\", \"pid\": " + std::to_string(getpid()) + ", \"rank\": " + std::to_string(rank) +
-                    ", \"size\": " + std::to_string(size) + ", \"mpi_library\": " + json_quote(library) + ",\n \"calls\": [";
+                    ", \"size\": " + std::to_string(size) + ", \"mpi_library\": " + json_quote(library) +
+                    ",\n \"calibration\": " + calibration_json(calibrated) + ",\n \"calls\": [";
     bool first = true;
     for (const call_site_record& r : process_calls().rows()) {
-        const std::string site = r.site == nullptr ? "(other sites)" : runtime::code_site_name(runtime::locate_code(r.site));
+        const call_path& p = r.path;
+        const std::string site = p.site == nullptr ? "(other sites)" : runtime::code_site_name(runtime::locate_code(p.site));
         j += first ? "\n  " : ",\n  ";
         first = false;
-        j += "{\"call\": " + json_quote(call_name(r.call)) + ", \"kind\": " + json_quote(kind_name(kind_of(r.call))) +
-             ", \"site\": " + json_quote(site) + ", \"calls\": " + std::to_string(r.calls) +
-             ", \"time_s\": " + json_number(runtime::ticks_to_seconds(r.inside_ticks)) +
-             ", \"max_s\": " + json_number(runtime::ticks_to_seconds(r.max_ticks)) + "}";
+        char path[24];
+        std::snprintf(path, sizeof path, "%016llx", static_cast<unsigned long long>(p.site ? path_key(p) : 0));
+        j += "{\"call\": " + json_quote(call_name(p.call)) + ", \"kind\": " + json_quote(kind_name(kind_of(p.call))) +
+             ", \"site\": " + json_quote(site) + ", \"path\": " + json_quote(path) +
+             ", \"depth\": " + std::to_string(p.depth) + ", \"calls\": " + std::to_string(r.calls) +
+             ", \"time_s\": " + json_number(r.inside_s) + ", \"max_s\": " + json_number(r.max_s) +
+             ", \"slack_s\": " + json_number(r.slack_s) + ", \"comm_s\": " + json_number(r.cost_s) +
+             ", \"phase_changes\": " + std::to_string(r.changes) + ",\n   \"predictors\": {\"last\": " +
+             error_json(r.path_last) + ", \"median\": " + error_json(r.path_median) +
+             ", \"type\": " + error_json(r.type_last) + ", \"naive\": " + error_json(r.naive) + "}}";
+    }
+    j += "\n ],\n \"types\": [";
+    first = true;
+    for (const auto& [call, e] : process_calls().type_errors()) {
+        j += first ? "\n  " : ",\n  ";
+        first = false;
+        j += "{\"call\": " + json_quote(call_name(call)) + ", \"last\": " + error_json(e) + "}";
     }
     j += "\n ]}\n";
     return j;

@@ -93,7 +93,7 @@ void after_fortran_init(const void* ierror) noexcept {
     extern "C" void symbol(ALOE_P##n) {                                                                       \
         static aloe::mpi::next_definition next{#symbol};                                                      \
         before {                                                                                              \
-            aloe::mpi::timed_call t(aloe::mpi::mpi_call::Name, __builtin_return_address(0));                  \
+            aloe::mpi::timed_call t(ALOE_CALL_PATH(aloe::mpi::mpi_call::Name));                               \
             reinterpret_cast<void (*)(ALOE_P##n)>(next.get())(ALOE_A##n);                                     \
         }                                                                                                     \
         after                                                                                                 \

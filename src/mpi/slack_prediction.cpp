@@ -5,28 +5,11 @@
 
 namespace aloe::mpi {
 
-namespace {
-
-template <std::size_t N>
-double median_of(std::array<double, N> values, int count) noexcept {
-    const auto mid = values.begin() + count / 2;
-    std::nth_element(values.begin(), mid, values.begin() + count);
-    if (count % 2 == 1) return *mid;
-    const double upper = *mid;
-    return (*std::max_element(values.begin(), mid) + upper) / 2;
-}
-
-void score(prediction_error& e, double predicted_s, double actual_s, double interval_s) noexcept {
-    ++e.predictions;
-    e.abs_error_s += std::fabs(predicted_s - actual_s);
-    e.actual_s += actual_s;
-    e.interval_s += interval_s;
-}
-
-}  // namespace
-
-double slack_predictor::predict_median() const noexcept {
-    return count_ == 0 ? seed_s_ : median_of(recent_, count_);
+void prediction_error::add(double predicted, double actual, double interval) noexcept {
+    ++predictions;
+    abs_error_s += std::fabs(predicted - actual);
+    actual_s += actual;
+    interval_s += interval;
 }
 
 // Far: more than four robust standard deviations (1.4826 × the median absolute deviation)
@@ -34,30 +17,63 @@ double slack_predictor::predict_median() const noexcept {
 // has no deviation: timer jitter must not count as a change).
 int slack_predictor::side_if_far(double slack_s) const noexcept {
     if (count_ < 3) return 0;
-    const double m = median_of(recent_, count_);
-    std::array<double, window> deviation{};
-    for (int i = 0; i < count_; ++i) deviation[static_cast<std::size_t>(i)] = std::fabs(recent_[static_cast<std::size_t>(i)] - m);
-    const double mad = median_of(deviation, count_);
-    if (std::fabs(slack_s - m) <= std::max({4 * 1.4826 * mad, 0.25 * m, 1e-6})) return 0;
+    const double m = median_s_;
+    if (std::fabs(slack_s - m) <= std::max({4 * 1.4826 * deviation_s_, 0.25 * m, 1e-6})) return 0;
     return slack_s > m ? 1 : -1;
 }
 
+// The window is also kept sorted (an insertion and a removal per invocation, no sort), so its
+// median is one load and its median absolute deviation one merge from the median outwards.
+void slack_predictor::summarise_window() noexcept {
+    const int c = count_;
+    median_s_ = c % 2 == 1 ? sorted_[static_cast<std::size_t>(c / 2)]
+                           : (sorted_[static_cast<std::size_t>(c / 2 - 1)] + sorted_[static_cast<std::size_t>(c / 2)]) / 2;
+    int right = static_cast<int>(std::lower_bound(sorted_.begin(), sorted_.begin() + c, median_s_) - sorted_.begin());
+    int left = right - 1;
+    double previous = 0, current = 0;
+    for (int taken = 0; taken <= c / 2; ++taken) {  // the (c/2)-th smallest distance, and the one before
+        const double below = left >= 0 ? median_s_ - sorted_[static_cast<std::size_t>(left)] : HUGE_VAL;
+        const double above = right < c ? sorted_[static_cast<std::size_t>(right)] - median_s_ : HUGE_VAL;
+        previous = current;
+        if (below <= above) {
+            current = below;
+            --left;
+        } else {
+            current = above;
+            ++right;
+        }
+    }
+    deviation_s_ = c % 2 == 1 ? current : (previous + current) / 2;
+}
+
 void slack_predictor::push(double slack_s) noexcept {
+    auto at = [this](int i) -> double& { return sorted_[static_cast<std::size_t>(i)]; };
+    if (count_ == window) {  // the oldest leaves the sorted copy
+        const double oldest = recent_[static_cast<std::size_t>(next_)];
+        int i = 0;
+        while (i < count_ - 1 && at(i) != oldest) ++i;
+        for (; i < count_ - 1; ++i) at(i) = at(i + 1);
+        --count_;
+    }
     recent_[static_cast<std::size_t>(next_)] = slack_s;
     next_ = (next_ + 1) % window;
-    count_ = std::min(count_ + 1, window);
+    int j = count_;
+    for (; j > 0 && at(j - 1) > slack_s; --j) at(j) = at(j - 1);
+    at(j) = slack_s;
+    ++count_;
 }
 
 void slack_predictor::observe(double slack_s, double interval_s) noexcept {
     slack_s = std::max(slack_s, 0.0);
-    score(last_error_, predict_last(), slack_s, interval_s);
-    score(median_error_, predict_median(), slack_s, interval_s);
+    last_error_.add(predict_last(), slack_s, interval_s);
+    median_error_.add(predict_median(), slack_s, interval_s);
     ++observed_;
     last_s_ = slack_s;
     const int side = side_if_far(slack_s);
     if (side == 0) {
         far_in_a_row_ = 0;
         push(slack_s);
+        summarise_window();
         return;
     }
     // Two far invocations in a row on the same side are a new phase: the window restarts from
@@ -69,6 +85,7 @@ void slack_predictor::observe(double slack_s, double interval_s) noexcept {
     count_ = next_ = far_in_a_row_ = 0;
     push(pending_[0]);
     push(pending_[1]);
+    summarise_window();
     ++changes_;
 }
 

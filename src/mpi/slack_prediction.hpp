@@ -22,6 +22,9 @@ struct prediction_error {
     double actual_s = 0;     ///< sum of the actual slacks
     double interval_s = 0;   ///< sum of the times between invocations, where given
 
+    /// Scores one prediction against what came.
+    void add(double predicted, double actual, double interval) noexcept;
+
     /// sum |error| / sum actual; negative when no slack was ever seen (undefined).
     double relative_to_slack() const noexcept { return actual_s > 0 ? abs_error_s / actual_s : -1; }
     /// sum |error| / sum interval; negative when no interval was given.
@@ -32,10 +35,11 @@ class slack_predictor {
 public:
     static constexpr int window = 9;
 
-    explicit slack_predictor(double seed_s = 0) noexcept : seed_s_(seed_s) {}
+    slack_predictor() noexcept = default;
+    explicit slack_predictor(double seed_s) noexcept : seed_s_(seed_s) {}
 
     double predict_last() const noexcept { return count_ == 0 ? seed_s_ : last_s_; }
-    double predict_median() const noexcept;
+    double predict_median() const noexcept { return count_ == 0 ? seed_s_ : median_s_; }
 
     /// The slack this invocation had, and the time since the previous invocation at the key
     /// (0: unknown). Scores both predictions, then learns.
@@ -50,10 +54,14 @@ public:
 private:
     int side_if_far(double slack_s) const noexcept;  // -1 far below the window, +1 far above, 0 not far
     void push(double slack_s) noexcept;
+    void summarise_window() noexcept;  // median_s_ and deviation_s_ of the window, once per change
 
-    double seed_s_;
+    double seed_s_ = 0;
     double last_s_ = 0;
     std::array<double, window> recent_{};  // a ring of the last `count_` slacks
+    std::array<double, window> sorted_{};  // the same values in order
+    double median_s_ = 0;                  // the window's median and median absolute deviation,
+    double deviation_s_ = 0;               // kept so a prediction costs a load
     int count_ = 0;
     int next_ = 0;
     int far_in_a_row_ = 0;

@@ -1,10 +1,14 @@
-// The time one intercepted call spends inside MPI, recorded when the call returns. Only the
-// outermost intercepted call of a thread is timed: an MPI whose Fortran bindings call the C
-// MPI_* functions (MPICH), or whose MPI_Finalize calls MPI_Barrier, is not counted twice.
+// One intercepted call, timed from the wrapper's entry to its return. Only the outermost
+// intercepted call of a thread is timed: an MPI whose Fortran bindings call the C MPI_*
+// functions (MPICH), or whose MPI_Finalize calls MPI_Barrier, is not counted twice.
+// At entry: the path's row (call_table.hpp) and the call's ordinal on the slack board; at
+// return: the time inside, its slack, the predictors' scores and the next prediction.
 #pragma once
 
-#include "mpi/call_table.hpp"
+#include "mpi/call_path.hpp"
 #include "runtime/clock.hpp"
+
+#include <cstdint>
 
 namespace aloe::mpi {
 
@@ -14,20 +18,25 @@ inline thread_local int call_depth [[gnu::tls_model("initial-exec")]] = 0;
 
 class timed_call {
 public:
-    timed_call(mpi_call call, const void* site) noexcept : call_(call), site_(site), outer_(call_depth++ == 0) {
-        if (outer_) start_ = runtime::now_ticks();
+    /// `bytes`: what the call moves for this rank, for its communication cost (0: latency only).
+    timed_call(const call_path& path, std::uint64_t bytes = 0) noexcept : outer_(call_depth++ == 0) {
+        if (outer_) begin(path, bytes);
     }
     ~timed_call() {
         --call_depth;
-        if (outer_) process_calls().record(call_, site_, runtime::now_ticks() - start_);  // seconds at report time
+        if (outer_) end();
     }
     timed_call(const timed_call&) = delete;
     timed_call& operator=(const timed_call&) = delete;
 
 private:
-    mpi_call call_;
-    const void* site_;
+    void begin(const call_path& path, std::uint64_t bytes) noexcept;
+    void end() noexcept;
+
     bool outer_;
+    mpi_call call_{};
+    std::size_t row_ = 0;
+    std::uint64_t bytes_ = 0;
     runtime::ticks start_ = 0;
 };
 

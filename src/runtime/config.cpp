@@ -205,6 +205,14 @@ parse_result parse_display_env(std::string_view s, config& cfg) {
     return std::nullopt;
 }
 
+parse_result parse_mpi_calibration(std::string_view s, config& cfg) {
+    const std::string v = lower(s);
+    if (v == "1" || v == "true" || v == "on") cfg.mpi_calibration = true;
+    else if (v == "0" || v == "false" || v == "off") cfg.mpi_calibration = false;
+    else return "is not one of " + join_names({"on", "off", "1", "0", "true", "false"});
+    return std::nullopt;
+}
+
 // --- printers: the effective value, as ALOE_DISPLAY_ENV and warnings show it -------------
 
 std::string or_none(const std::string& s) { return s.empty() ? "(none)" : s; }
@@ -244,6 +252,7 @@ std::string print_verbose(const config& cfg) {
     return cfg.verbose.empty() ? "none" : cfg.verbose;
 }
 std::string print_display_env(const config& cfg) { return cfg.display_env ? "true" : "false"; }
+std::string print_mpi_calibration(const config& cfg) { return cfg.mpi_calibration ? "on" : "off"; }
 
 // --- the table ---------------------------------------------------------------------------
 
@@ -336,6 +345,11 @@ constexpr std::array settings_table{
                  "libaloe-mpi: write each rank's MPI calls (time inside, per call and call site) as "
                  "JSON when MPI is finalised, or at exit.",
                  setting_source::aloe_environment, parse_text<&config::mpi_stats_file>, print_text<&config::mpi_stats_file>},
+    setting_spec{"ALOE_MPI_CALIBRATION", "W119", "boolean", "on", "on, off, 1, 0, true, false",
+                 "libaloe-mpi: time a few hundred small collectives at MPI_Init (the communication "
+                 "cost that slack is measured beyond, and the naive slack prediction); off on any "
+                 "rank turns it off on all.",
+                 setting_source::aloe_environment, parse_mpi_calibration, print_mpi_calibration},
 };
 
 thread_local bool loading_on_this_thread = false;

@@ -50,6 +50,7 @@ struct config {
     /// report into this private folder, and `aloe run` merges them.
     std::string omp_report_dir;
     std::string mpi_stats_file;    ///< ALOE_MPI_STATS: libaloe-mpi's per-rank call statistics (src/mpi/)
+    bool mpi_calibration = true;   ///< ALOE_MPI_CALIBRATION: libaloe-mpi calibrates at MPI_Init
     /// ALOE_SITE_LIMIT: loop sites whose history and statistics are kept in full; colder
     /// ones beyond it are folded (src/loop/site_registry.hpp).
     std::int64_t site_limit = 4096;

@@ -37,7 +37,7 @@ struct thread_cap final : site_policy {
         observed_iterations = o.iterations;
     }
     policy_status status() const override {
-        return {std::string(name()), policy_state::acting, "threads=" + std::to_string(cap), cap};
+        return {std::string(name()), policy_state::acting, "threads=" + std::to_string(cap), cap, {}};
     }
 };
 
@@ -120,7 +120,7 @@ struct counter_reading final : site_policy {
         seen_runs.push_back(sum(runs.delta()));
         record_iterations.push_back(o.iterations);
     }
-    policy_status status() const override { return {"counter-reading", policy_state::idle, "", 0}; }
+    policy_status status() const override { return {"counter-reading", policy_state::idle, "", 0, {}}; }
 };
 
 counter_reading* last_reader = nullptr;

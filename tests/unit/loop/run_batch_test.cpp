@@ -678,7 +678,7 @@ struct observer final : site_policy {
         observed_runs.fetch_add(1);
         observed_iterations.fetch_add(o.iterations);
     }
-    policy_status status() const override { return {"batch-observer", policy_state::idle, "", 0}; }
+    policy_status status() const override { return {"batch-observer", policy_state::idle, "", 0, {}}; }
 };
 
 const policy_kind observer_kind{"batch-observer",

@@ -88,6 +88,10 @@ TEST(LoopScheduleSpec, MalformedStringsNameTheBadPart) {
         {"hybrid,fs=nan", "fs=nan is not a number"},
         {"hybrid,fs=0x1p-1", "fs=0x1p-1 is not a number"},
         {"hybrid,fs=0. 5", "fs=0. 5 is not a number"},
+        {"static,slack=on", "static takes no key 'slack' (keys: chunk)"},
+        {"guided,slack=off", "guided takes no key 'slack'"},
+        {"hybrid,fs=0.5,slack=maybe", "slack=maybe is not auto, on or off"},
+        {"adaptive,slack=on,slack=off", "key 'slack' is given twice"},
         {"hybrid,=0.5", "'=0.5' has no key before '='"},
         {"tasklets,n=4,skew=1e-400", "skew=1e-400 is outside [1, 1e+06]"},
         {"tasklets,n=16777217", "n=16777217 is outside [1, 16777216]"},
@@ -128,6 +132,20 @@ TEST(LoopScheduleSpec, MalformedStringsNameTheBadPart) {
 
 // Reals are the nearest double: an underflow is 0 (accepted where 0 is), -0 is 0 and prints
 // as 0, so every accepted value prints and parses back identically. A sign is accepted.
+TEST(LoopScheduleSpec, SlackIsAKnobOfTheKindsWithAStaticFraction) {
+    const schedule h("hybrid,fs=0.5,slack=on");
+    EXPECT_EQ(h.slack(), aloe::slack_mode::on);
+    EXPECT_EQ(h.to_string(), "hybrid,fs=0.5,chunk=1,slack=on");
+    EXPECT_EQ(schedule(h.to_string()), h);
+    EXPECT_EQ(schedule("ADAPTIVE,SLACK=OFF").to_string(), "adaptive,search=race,chunk=auto,delay=optimistic,slack=off");
+    EXPECT_EQ(schedule("staggered,fs=0.7,slack=auto"), schedule("staggered,fs=0.7")) << "auto is unset: not printed";
+    EXPECT_EQ(schedule("tasklets,n=4,slack=on").with_slack(aloe::slack_mode::off).slack(), aloe::slack_mode::off);
+    EXPECT_EQ(schedule("weighted,slack=on").slack(), aloe::slack_mode::on);
+    EXPECT_NE(schedule("hybrid,fs=0.5,slack=on"), schedule("hybrid,fs=0.5"));
+    EXPECT_FALSE(schedule("dynamic").takes_slack());
+    EXPECT_THROW((void)schedule("static").with_slack(aloe::slack_mode::on), error);
+}
+
 TEST(LoopScheduleSpec, RealsAreTheNearestDoubleAndMinusZeroIsZero) {
     const schedule tiny("hybrid,fs=1e-400");
     EXPECT_EQ(tiny.static_fraction(), 0.0);

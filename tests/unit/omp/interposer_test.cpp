@@ -76,7 +76,7 @@ struct region_cap final : loop::site_policy {
     bool serves(const schedule*) const noexcept override { return true; }
     void plan(std::uint64_t, loop::loop_plan& p) override { p.threads = 2; }
     void observe(const loop::loop_outcome&) override {}
-    policy_status status() const override { return {"region-cap", policy_state::acting, "threads=2", 2}; }
+    policy_status status() const override { return {"region-cap", policy_state::acting, "threads=2", 2, {}}; }
 };
 
 TEST(Interposer, RegionThreadCountsComeFromThePolicyChain) {

@@ -63,7 +63,7 @@ const std::vector<std::string> all_variables = {
     "ALOE_NUM_THREADS", "OMP_NUM_THREADS", "ALOE_PROC_BIND",   "ALOE_WAIT_POLICY", "ALOE_SPIN_US",
     "ALOE_SCHEDULE",    "ALOE_STATS",      "ALOE_VERBOSE",     "ALOE_DISPLAY_ENV", "ALOE_OMP_RULES",
     "ALOE_OMP_STATS",   "ALOE_OMP_SUMMARY", "ALOE_TRACE",  "ALOE_OMP_SCHEDULE", "ALOE_OMP_REPORT_DIR",
-    "ALOE_SITE_LIMIT", "ALOE_TUNING", "ALOE_MPI_STATS"};
+    "ALOE_SITE_LIMIT", "ALOE_TUNING", "ALOE_MPI_STATS", "ALOE_MPI_CALIBRATION"};
 
 TEST(RuntimeConfig, InterposerFilesAreReadAsGiven) {
     const std::map<std::string, std::string> vars = {{"ALOE_OMP_RULES", "site.rules"},
