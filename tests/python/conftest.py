@@ -18,12 +18,21 @@ def _script(path: Path, target: Path, *first: str) -> Path:
     return path
 
 
-def make_apps(folder: Path) -> Path:
-    """A folder of aloe-app-<workload> wrappers around fake_app.py."""
+def make_apps(folder: Path, mpi: bool = False) -> Path:
+    """A folder of aloe-app-<workload> wrappers around fake_app.py; with mpi, also
+    aloe-app-jacobi3d-mpi and a build's lib/libaloe-mpi.so (an empty file) beside it."""
     folder.mkdir()
-    for w in WORKLOADS:
+    for w in WORKLOADS + (("jacobi3d-mpi",) if mpi else ()):
         _script(folder / f"aloe-app-{w}", HERE / "fake_app.py", "--fake-workload", w)
+    if mpi:
+        (folder.parent / "lib").mkdir(exist_ok=True)
+        (folder.parent / "lib" / "libaloe-mpi.so").write_text("")
     return folder
+
+
+def fake_mpirun(folder: Path) -> Path:
+    """An executable `mpirun` around fake_mpirun.py in folder."""
+    return _script(folder / "mpirun", HERE / "fake_mpirun.py")
 
 
 MATRIX = """

@@ -16,6 +16,15 @@ run-sched-var and records it (`runtime_schedule`); under the fake `aloe run`
 (FAKE_ALOE_INTERPOSER set) the record names the interposer and ALOE_OMP_SCHEDULE, and a `forward`
 run costs 0.4% more than the same run-sched-var on plain libgomp.
 
+`--fake-workload jacobi3d-mpi` (under fake_mpirun.py, which sets FAKE_MPI_RANKS=R) plays all R
+ranks of the MPI workload: the record gains `mpi` and `ranks` (per rank compute_s, wait_s and
+step_s per timed step; `--heavy-rank R:F` makes rank R's compute F times longer, the others
+wait for it), step_s is the slowest rank's, and with FAKE_LD_PRELOAD=…/libaloe-mpi.so and
+ALOE_MPI_STATS=PATTERN every rank writes its statistics file (%r: the rank) with slack,
+communication and predictor fields (FAKE_MPI_OLD_STATS=1: only today's call rows;
+FAKE_MPI_NO_STATS_RANK=R: rank R writes none; FAKE_MPI_WRONG_RANKS=1: the record's mpi.ranks
+is one too many). `--json FILE` writes the record there.
+
 Environment (each names runs as "runtime:schedule", several separated by ';'):
   FAKE_APP_FAIL          exit 1 with a message      FAKE_APP_BAD_CHECKSUM  wrong checksum_bits
   FAKE_APP_WRONG_LIB     report the other OpenMP library
@@ -31,7 +40,8 @@ import zlib
 
 VALUE_FLAGS = {"--runtime", "--schedule", "--threads", "--json", "--noise-p", "--noise-us",
                "--noise-core", "--noise-seed", "--background", "--steps", "--warmup",
-               "--base-ms", "--fake-workload", "--bind", "--check"}
+               "--base-ms", "--fake-workload", "--bind", "--check", "--heavy-rank", "--n",
+               "--decomp", "--mode"}
 FACTORS = {"libgomp:static": 1.00, "libgomp:guided": 0.96, "libgomp:dynamic,1": 1.30,
            "libomp:guided": 0.98, "tbb:affinity": 1.02, "aloe:static": 1.00}
 
@@ -171,9 +181,65 @@ def main(argv):
                           "busy_s": [s * (1 - 0.1 * k) for k in range(threads)]})
             t += s
         record["timeline"] = loops
+    if os.environ.get("FAKE_MPI_RANKS"):
+        add_mpi(record, f, step_s, warmup, int(os.environ["FAKE_MPI_RANKS"]))
     if f.get("--json") == "-":
         print(json.dumps(record))
+    elif f.get("--json"):
+        with open(f["--json"], "w") as out:
+            json.dump(record, out)
     return 0
+
+
+COMM_S = 0.0002  # the fake's communication per step
+
+
+def add_mpi(record, f, step_s, warmup, ranks):
+    """Plays R ranks: per-rank compute, wait and step times, and each rank's stats file."""
+    heavy, _, factor = str(f.get("--heavy-rank", "")).partition(":")
+    heavy = int(heavy) if heavy else -1
+    factor = float(factor or 1.5) if heavy >= 0 else 1.0
+    compute = [[s * (factor if r == heavy else 1.0) * (1 + 0.01 * r) for s in step_s]
+               for r in range(ranks)]
+    slowest = [max(c[i] for c in compute) for i in range(len(step_s))]
+    per_rank = []
+    for r in range(ranks):
+        wait = [slowest[i] - compute[r][i] + COMM_S for i in range(len(step_s))]
+        per_rank.append({"rank": r, "host": "fakehost", "cpus": [r], "threads":
+                         record["threads"], "block": [0, 0, r], "compute_s": compute[r],
+                         "wait_s": wait, "step_s": [s + COMM_S for s in slowest]})
+    record["step_s"] = [s + COMM_S for s in slowest]
+    record["total_s"] = sum(record["step_s"])
+    record["mpi"] = {"ranks": ranks, "mode": f.get("--mode", "thread0"),
+                     "decomposition": f.get("--decomp", "z"), "process_grid": [1, 1, ranks],
+                     "heavy_rank": heavy, "heavy_factor": factor, "library": "Fake MPI 1.0",
+                     "thread_level": "funneled"}
+    record["ranks"] = per_rank
+    if os.environ.get("FAKE_MPI_WRONG_RANKS"):
+        record["mpi"]["ranks"] = ranks + 1
+    pattern = os.environ.get("ALOE_MPI_STATS")
+    if not pattern or not os.environ.get("FAKE_LD_PRELOAD", "").endswith("libaloe-mpi.so"):
+        return
+    for r, rank in enumerate(per_rank):
+        if os.environ.get("FAKE_MPI_NO_STATS_RANK") == str(r):
+            continue
+        wait = sum(rank["wait_s"])
+        row = {"call": "MPI_Allreduce", "kind": "collective", "site": "app+0x1234",
+               "calls": len(rank["wait_s"]) + warmup, "time_s": wait,
+               "max_s": max(rank["wait_s"])}
+        if not os.environ.get("FAKE_MPI_OLD_STATS"):
+            comm = COMM_S * len(rank["wait_s"])
+            row |= {"path": "9e3779b9", "slack_s": wait - comm, "comm_s": comm,
+                    "predictors": {p: {"predictions": len(rank["wait_s"]),
+                                       "error_of_slack": e, "error_of_interval": e / 10}
+                                   for p, e in (("last", 0.1 * (r + 1)), ("median", 0.05),
+                                                ("type", 0.2), ("naive", -1))}}
+        init = {"call": "MPI_Init", "kind": "lifetime", "site": "app+0x10", "calls": 1,
+                "time_s": 5.0, "max_s": 5.0}
+        data = {"tool": "libaloe-mpi", "pid": 1000 + r, "rank": r, "size": ranks,
+                "mpi_library": "Fake MPI 1.0", "calibration": {}, "calls": [init, row]}
+        with open(pattern.replace("%r", str(r)), "w") as out:
+            json.dump(data, out)
 
 
 if __name__ == "__main__":

@@ -4,18 +4,20 @@
 
 Exit status: 0 every run passed; 1 a run failed or a config was skipped (all else was still
 run and written); 2 a bad command line or matrix (nothing was run); 130 interrupted (what was
-gathered is written).
+gathered is written). MPI workloads that cannot run here (no mpirun, program not built) are
+skipped with the reason on stderr and in summary.md, without changing the status.
 """
 from __future__ import annotations
 
 import argparse
 import datetime
+import shutil
 import sys
 from pathlib import Path
 
 try:
     from . import matrix as mx
-    from . import adaptive, compare, interposer, plots, provenance, report, summary, sweep
+    from . import adaptive, compare, interposer, mpi, plots, provenance, report, summary, sweep
     from . import first_cost, npb, persistence
     from .runner import Runner
     from . import files
@@ -51,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
                    "inject:p=P,frac=F|us=D[,core=C][,seed=S], "
                    "background:cpu=C,duty=D[,period_us=P]")
     b.add_argument("--threads", metavar="T[,T…]", help="thread counts, e.g. 2 or 1,2")
+    b.add_argument("--ranks", metavar="R[,R…]",
+                   help="MPI rank counts of the MPI workloads, e.g. 1,2,4")
+    b.add_argument("--mpirun", default=shutil.which("mpirun"),
+                   help="mpirun for the MPI workloads (default: mpirun on PATH); without one "
+                   "they are skipped, said on stderr and in summary.md")
     b.add_argument("--reps", type=int, metavar="N", help="timed repetitions of every config")
     b.add_argument("--quick", action="store_true",
                    help="each workload's quick flags and at most %d reps" % mx.QUICK_REPS)
@@ -105,15 +112,19 @@ def _matrix_path(text: str) -> Path:
     return named
 
 
+def _ints(text: str | None, flag: str) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(t) for t in text.split(",")]
+    except ValueError:
+        raise mx.MatrixError(f"{flag} '{text}': expected integers, e.g. 2 or 1,2") from None
+
+
 def _matrix(a: argparse.Namespace) -> mx.Matrix:
     m = mx.load(_matrix_path(a.matrix))
-    threads = None
-    if a.threads is not None:
-        try:
-            threads = [int(t) for t in a.threads.split(",")]
-        except ValueError:
-            raise mx.MatrixError(f"--threads '{a.threads}': expected integers, e.g. 2 or 1,2") \
-                from None
+    threads = _ints(a.threads, "--threads")
+    ranks = _ints(getattr(a, "ranks", None), "--ranks")
     workloads = [w for x in a.workloads for w in x.split(",") if w] if a.workloads else None
     runs = mx.split_runs(a.runs) if a.runs else None
     noise = mx.split_regimes(a.noise) if a.noise else None
@@ -125,7 +136,7 @@ def _matrix(a: argparse.Namespace) -> mx.Matrix:
     if a.workload:
         raise mx.MatrixError("--workload is for --sweep; use --workloads")
     return mx.apply_overrides(m, workloads=workloads, runs=runs, noise=noise, threads=threads,
-                              reps=a.reps, quick=a.quick)
+                              reps=a.reps, quick=a.quick, ranks=ranks)
 
 
 def bench(a: argparse.Namespace, argv: list[str]) -> int:
@@ -142,7 +153,13 @@ def bench(a: argparse.Namespace, argv: list[str]) -> int:
     kind = f"sweep-fs-{m.workloads[0].name}" if a.sweep else "apps"
     results = REPO / "bench/results" if REPO else Path.cwd()
     out = Path(a.out) if a.out else results / f"{kind}-{stamp}"
-    runner = Runner(Path(a.apps_dir), out / "runs.jsonl", aloe=a.aloe)
+    runner = Runner(Path(a.apps_dir), out / "runs.jsonl", aloe=a.aloe, mpirun=a.mpirun)
+    m, skipped = runner.skip_mpi(m)
+    for line in skipped:
+        print(f"aloe_harness: SKIPPED MPI workload {line}", file=sys.stderr)
+    if not m.workloads:
+        print("aloe_harness: nothing left to run (every workload was skipped)", file=sys.stderr)
+        return EXIT_USAGE
     missing = runner.missing_apps(m)
     if missing:
         print(f"aloe_harness: missing workload program(s): {', '.join(missing)} "
@@ -158,27 +175,30 @@ def bench(a: argparse.Namespace, argv: list[str]) -> int:
         return EXIT_USAGE
     out.mkdir(parents=True, exist_ok=True)
     try:
-        return _run_and_write(a, argv, m, runner, out)
+        return _run_and_write(a, argv, m, runner, out, skipped)
     except KeyboardInterrupt:
         print("\naloe_harness: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
 def _run_and_write(a: argparse.Namespace, argv: list[str], m: mx.Matrix, runner: Runner,
-                   out: Path) -> int:
+                   out: Path, skipped: list[str] = ()) -> int:
     provenance.write_command(out, argv)
     provenance.write_machine(out, a.aloe)
     print(f"aloe_harness: measuring the machine's noise "
           f"({provenance.display_path(a.aloe)} noise --quick)", file=sys.stderr)
     before = provenance.write_noise(out, a.aloe, "before")
-    n = sum(len(mx.runs_for(m, w)) for w in m.workloads) * len(m.noise) * len(m.threads)
+    n = sum(len(mx.runs_for(m, w)) * len(mx.noise_for(m, w)) * len(mx.threads_for(m, w))
+            for w in m.workloads)
     print(f"aloe_harness: {n} configs × {m.reps} reps, plus {len(m.workloads)} serial runs "
           f"and calibrations, into {provenance.display_path(out.resolve())}", file=sys.stderr)
     outcome = runner.execute(m, timelines=a.timelines)
     after = provenance.write_noise(out, a.aloe, "after", skip_reason="interrupted before the "
                                    "runs ended" if outcome.interrupted else None)
+    if skipped:
+        files.write_text(out / "skipped.txt", "\n".join(skipped) + "\n")
     finish(out, m, outcome.entries, outcome.problems, before, after,
-           is_sweep=bool(a.sweep), make_plots=a.plots)
+           is_sweep=bool(a.sweep), make_plots=a.plots, skipped=skipped)
     print(f"aloe_harness: {'INTERRUPTED; ' if outcome.interrupted else ''}"
           f"{len(outcome.entries)} runs, {len(outcome.problems)} problem(s); see "
           f"{provenance.display_path((out / 'summary.md').resolve())}", file=sys.stderr)
@@ -188,9 +208,9 @@ def _run_and_write(a: argparse.Namespace, argv: list[str], m: mx.Matrix, runner:
 
 
 def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], before, after,
-           *, is_sweep: bool, make_plots: bool) -> None:
-    """Writes results.csv, sweep.csv, adaptive.csv, interposer.csv, problems.txt, summary.md,
-    plots and report.html."""
+           *, is_sweep: bool, make_plots: bool, skipped: list[str] = ()) -> None:
+    """Writes results.csv, sweep.csv, adaptive.csv, interposer.csv, mpi.csv, problems.txt,
+    summary.md, plots and report.html."""
     rows = summary.summarize(entries)
     summary.write_csv(out / "results.csv", rows)
     arows = adaptive.rows(entries, rows)
@@ -199,6 +219,9 @@ def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], be
     irows = interposer.rows(rows)
     if irows:
         interposer.write_csv(out / "interposer.csv", irows)
+    mrows = mpi.rank_rows(entries)
+    if mrows:
+        mpi.write_csv(out / "mpi.csv", mrows)
     srows, extra = None, []
     if is_sweep:
         srows = sweep.sweep_rows(rows)
@@ -208,7 +231,8 @@ def finish(out: Path, m: mx.Matrix, entries: list[dict], problems: list[str], be
         files.write_text(out / "problems.txt", "\n".join(problems) + "\n")
     summary.write_markdown(out / "summary.md", rows, description=m.description,
                            problems=problems, noise_before=before, noise_after=after,
-                           lead=adaptive.markdown(arows) + interposer.markdown(irows),
+                           lead=adaptive.markdown(arows) + interposer.markdown(irows)
+                           + mpi.markdown(mrows, entries, skipped),
                            extra=extra)
     if make_plots:
         plots.make_all(out, entries, rows, srows)

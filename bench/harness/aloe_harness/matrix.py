@@ -39,6 +39,25 @@ OpenMP's schedule(runtime) and `aloe run` (the libgomp interposer, issue 5):
 KIND is what OMP_SCHEDULE accepts: [monotonic:|nonmonotonic:]static|dynamic|guided|auto[,C].
 An aloe-run run is neither aloe nor a peer in the tables' "best" columns; summary.md's
 "Interposer" section (interposer.py) compares it with the libgomp runs.
+
+MPI workloads (issue 15; program = one of MPI_WORKLOADS, e.g. jacobi3d-mpi) run under
+`mpirun -np R` (mpi.py builds the command). Keys for them:
+  ranks = [1, 2, 4]                   # top level or per workload: rank counts; required for
+                                      # an MPI workload (a non-MPI workload may not set it)
+  bind_to = "core"                    # optional: "core" (default) or "none"; oversubscribed
+                                      # runs (ranks × threads > the CPUs the harness may use)
+                                      # get --oversubscribe, and core binding overload-allowed
+  mpi_stats = true                    # optional (default true): preload libaloe-mpi so every
+                                      # rank writes its MPI statistics (slack tables)
+  quick_ranks = [2], quick_threads = [1]
+                                      # optional: with --quick, keep only these rank and
+                                      # thread counts (a list without any keeps its first)
+An MPI workload becomes one workload per rank count, named NAME-npR ("jacobi3d-mpi-np2"):
+each has its own serial reference (`mpirun -np R … --runtime serial`), calibration and
+groups, so ratios compare runs with the same ranks only. Per workload (any workload):
+  threads = [1]                       # its thread counts instead of the matrix's
+  noise = ["none"]                    # its regimes instead of the matrix's
+  common_runs = false                 # run only its own `runs`, not the matrix's
 """
 from __future__ import annotations
 
@@ -55,9 +74,13 @@ ALOE_RUN = "aloe-run"  # aloe's schedules through `aloe run` and the libgomp int
 RUNTIMES = ("aloe",) + PEER_RUNTIMES + (ALOE_RUN,)
 ALOE_RUN_MODES = ("program", "forward")  # aloe run's schedules that are not aloe schedules
 WORKLOADS = ("synthetic", "jacobi3d", "stencil1d", "mandelbrot", "spmv", "barnes-hut")
+MPI_WORKLOADS = ("jacobi3d-mpi",)  # programs run under mpirun, one workload per rank count
+BIND_TO = ("core", "none")
 # Flags the runner sets itself; a workload's args must not carry them.
 RUNNER_FLAGS = ("--runtime", "--schedule", "--threads", "--json", "--noise-p", "--noise-us",
                 "--noise-core", "--noise-seed", "--background", "--timeline")
+# ... and of an MPI workload also these (the harness matches --bind to mpirun's binding).
+MPI_RUNNER_FLAGS = ("--bind",)
 QUICK_REPS = 2  # --quick caps the repetitions here: enough to see that everything runs
 FS_VALUES = [round(i / 10, 1) for i in range(11)]  # a workload's fs_sweep, unless fs_values
 
@@ -67,8 +90,10 @@ _ALOE_SCHEDULE = re.compile(r"[a-z_]+(,[a-z_]+=[^,=\s]+)*")
 # OMP_SCHEDULE's value: an optional modifier, the kind, an optional chunk.
 _OMP_ENV_SCHEDULE = re.compile(r"((?:non)?monotonic:)?(static|dynamic|guided|auto)(,[1-9][0-9]*)?")
 _TOP_KEYS = {"description", "reps", "threads", "noise", "runs", "timeline_runs",
-             "run_timeout_s", "workloads", "sweep", "fs_values"}
-_WORKLOAD_KEYS = {"args", "quick", "program", "runs", "fs_sweep"}
+             "run_timeout_s", "workloads", "sweep", "fs_values", "ranks", "bind_to",
+             "mpi_stats", "quick_ranks", "quick_threads"}
+_WORKLOAD_KEYS = {"args", "quick", "program", "runs", "fs_sweep", "ranks", "threads", "noise",
+                  "common_runs"}
 _WORKLOAD_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 
@@ -131,15 +156,52 @@ class Workload:
     quick: tuple[str, ...] = ()
     program: str = ""                # the aloe-app-* it runs; empty: the name
     runs: tuple[Run, ...] = ()       # runs for this workload only, after the matrix's
+    ranks: int = 0                   # MPI ranks (mpirun -np); 0: not an MPI workload
+    base: str = ""                   # the name in the matrix file (MPI: before "-npR")
+    threads: tuple[int, ...] = ()    # its own thread counts; empty: the matrix's
+    noise: tuple[regimes.Regime, ...] = ()  # its own regimes; empty: the matrix's
+    common_runs: bool = True         # False: only its own runs
 
     @property
     def app(self) -> str:
         return self.program or self.name
 
+    @property
+    def is_mpi(self) -> bool:
+        return self.ranks > 0
+
+    @property
+    def family(self) -> str:
+        """The name in the matrix file (an MPI workload's name without -npR)."""
+        return self.base or self.name
+
+
+def mpi_name(base: str, ranks: int) -> str:
+    """The workload name of one rank count: "jacobi3d-mpi", 2 -> "jacobi3d-mpi-np2"."""
+    return f"{base}-np{ranks}"
+
 
 def runs_for(m: "Matrix", w: Workload) -> list[Run]:
-    """The matrix's runs, then the workload's own (each once)."""
-    return list(dict.fromkeys([*m.runs, *w.runs]))
+    """The matrix's runs, then the workload's own (each once); only its own when the workload
+    says common_runs = false."""
+    return list(dict.fromkeys([*(m.runs if w.common_runs else []), *w.runs]))
+
+
+def threads_for(m: "Matrix", w: Workload) -> list[int]:
+    """The workload's thread counts: its own, else the matrix's."""
+    return list(w.threads) or list(m.threads)
+
+
+def noise_for(m: "Matrix", w: Workload) -> list[regimes.Regime]:
+    """The workload's noise regimes: its own, else the matrix's."""
+    return list(w.noise) or list(m.noise)
+
+
+@dataclasses.dataclass(frozen=True)
+class MpiOptions:
+    """How MPI workloads are launched (mpi.py): mpirun's binding and libaloe-mpi's stats."""
+    bind_to: str = "core"            # "core" or "none"
+    stats: bool = True               # preload libaloe-mpi and read each rank's statistics
 
 
 @dataclasses.dataclass
@@ -154,6 +216,14 @@ class Matrix:
     run_timeout_s: float = 600.0
     sweep: dict = dataclasses.field(default_factory=dict)
     source: str = ""
+    ranks: list[int] | None = None   # the matrix's rank counts (MPI workloads without their own)
+    mpi: MpiOptions = MpiOptions()
+    quick_ranks: list[int] | None = None
+    quick_threads: list[int] | None = None
+
+    @property
+    def has_mpi(self) -> bool:
+        return any(w.is_mpi for w in self.workloads)
 
 
 def parse_run(text: str) -> Run:
@@ -242,7 +312,16 @@ def from_dict(data: dict, source: str = "") -> Matrix:
     if not isinstance(table, dict) or not table:
         raise MatrixError("'workloads' must hold one [workloads.NAME] table per workload")
     fs_values = _fs_values(data.get("fs_values", FS_VALUES))
-    workloads = [_workload(name, spec, fs_values) for name, spec in table.items()]
+    ranks = _counts(data["ranks"], "ranks") if "ranks" in data else None
+    workloads = [x for name, spec in table.items()
+                 for x in _workloads(name, spec, fs_values, ranks)]
+    _unique([w.name for w in workloads], "workload")
+    bind_to = data.get("bind_to", "core")
+    if bind_to not in BIND_TO:
+        raise MatrixError(f"bind_to = {bind_to!r}: expected one of {', '.join(BIND_TO)}")
+    stats = data.get("mpi_stats", True)
+    if not isinstance(stats, bool):
+        raise MatrixError(f"mpi_stats = {stats!r}: expected true or false")
     timeline = data.get("timeline_runs")
     timeout = data.get("run_timeout_s", 600)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
@@ -265,42 +344,113 @@ def from_dict(data: dict, source: str = "") -> Matrix:
         run_timeout_s=float(timeout),
         sweep=sweep,
         source=source,
+        ranks=ranks,
+        mpi=MpiOptions(bind_to=bind_to, stats=stats),
+        quick_ranks=_counts(data["quick_ranks"], "quick_ranks") if "quick_ranks" in data
+        else None,
+        quick_threads=_threads(data["quick_threads"]) if "quick_threads" in data else None,
     )
 
 
 def apply_overrides(m: Matrix, *, workloads=None, runs=None, noise=None, threads=None,
-                    reps=None, quick=False) -> Matrix:
+                    reps=None, quick=False, ranks=None) -> Matrix:
     """Returns a copy of `m` with command-line overrides applied (None: keep the file's).
 
-    workloads: names (a name the file lacks runs with the app's default flags); runs, noise:
-    spec strings; threads: ints; quick: append each workload's quick args and cap the reps.
+    workloads: names (a name the file lacks runs with the app's default flags; an MPI
+    workload's file name selects all its rank counts, NAME-npR one of them); runs, noise:
+    spec strings; threads, ranks: ints (they replace the workloads' own too); quick: append
+    each workload's quick args, cap the reps, keep only quick_ranks and quick_threads (those
+    not given as ranks and threads).
     """
     m = dataclasses.replace(m)
     if workloads is not None:
-        known = {w.name: w for w in m.workloads}
-        m.workloads = [known.get(n) or _workload(n, {}) for n in _unique(workloads, "workload")]
+        chosen = []
+        for n in _unique(workloads, "workload"):
+            mine = [w for w in m.workloads if n in (w.name, w.family)]
+            chosen += mine or _workloads(n, {}, FS_VALUES, m.ranks)
+        m.workloads = list({w.name: w for w in chosen}.values())
     if runs is not None:
         m.runs = _runs(runs, "--runs")
     if noise is not None:
         m.noise = _regimes(noise)
+        m.workloads = [dataclasses.replace(w, noise=()) for w in m.workloads]
     if threads is not None:
         m.threads = _threads(list(threads))
+        m.workloads = [dataclasses.replace(w, threads=()) for w in m.workloads]
+    if ranks is not None:
+        m.ranks = _counts(list(ranks), "--ranks")
+        m.workloads = _with_ranks(m.workloads, lambda w, have: m.ranks)
     if quick:
         m.workloads = [dataclasses.replace(w, args=w.args + w.quick) for w in m.workloads]
         m.reps = min(m.reps, QUICK_REPS)
+        if m.quick_threads and threads is None:  # --threads, given, wins
+            m.threads = _keep(m.threads, m.quick_threads)
+            m.workloads = [dataclasses.replace(w, threads=tuple(_keep(w.threads, m.quick_threads)))
+                           for w in m.workloads]
+        if m.quick_ranks and ranks is None:  # --ranks, given, wins
+            m.workloads = _with_ranks(m.workloads, lambda w, have: _keep(have, m.quick_ranks))
     if reps is not None:
         m.reps = _reps(reps)
     return m
+
+
+def _keep(values, wanted: list[int]) -> list[int]:
+    """--quick: the values also in `wanted`, else the first value (empty stays empty)."""
+    values = list(values)
+    return [v for v in values if v in wanted] or values[:1]
+
+
+def _with_ranks(workloads: list[Workload], ranks_of) -> list[Workload]:
+    """MPI workloads re-expanded per family: ranks_of(first, its current ranks) gives the new
+    rank counts; other workloads stay, in order."""
+    out, done = [], set()
+    for w in workloads:
+        if not w.is_mpi:
+            out.append(w)
+            continue
+        if w.family in done:
+            continue
+        done.add(w.family)
+        have = [x.ranks for x in workloads if x.is_mpi and x.family == w.family]
+        out += [dataclasses.replace(w, ranks=r, name=mpi_name(w.family, r))
+                for r in ranks_of(w, have)]
+    return out
+
+
+def _workloads(name: str, spec, fs_values: list[float], ranks: list[int] | None
+               ) -> list[Workload]:
+    """One workload, or an MPI workload's one per rank count (its own ranks, else `ranks`)."""
+    w = _workload(name, spec, fs_values)
+    own = spec.get("ranks") if isinstance(spec, dict) else None
+    if not w.is_mpi:
+        if own is not None:
+            raise MatrixError(f"workload '{name}': ranks is for MPI programs "
+                              f"({', '.join(MPI_WORKLOADS)})")
+        return [w]
+    counts = _counts(own, f"workloads.{name}.ranks") if own is not None else ranks
+    if not counts:
+        raise MatrixError(f"workload '{name}' runs the MPI program {w.app}: give ranks = "
+                          "[…] (in its table or at the top of the matrix, or --ranks)")
+    return [dataclasses.replace(w, ranks=r, name=mpi_name(name, r), base=name, program=w.app)
+            for r in counts]
+
+
+def _counts(value, key: str) -> list[int]:
+    if not isinstance(value, list) or not value or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value):
+        raise MatrixError(f"{key} = {value!r}: expected a non-empty list of integers >= 1")
+    return _unique(value, f"{key} entry")
 
 
 def _workload(name: str, spec, fs_values: list[float] = FS_VALUES) -> Workload:
     if not isinstance(spec, dict):
         raise MatrixError(f"workload '{name}': expected a table with args = \"…\"")
     program = spec.get("program", name)
-    if not isinstance(program, str) or program not in WORKLOADS:
+    programs = WORKLOADS + MPI_WORKLOADS
+    if not isinstance(program, str) or program not in programs:
         raise MatrixError(f"workload '{name}': program {program!r} is unknown (expected one of "
-                          f"{', '.join(WORKLOADS)})" if "program" in spec else
-                          f"workload '{name}': unknown (expected one of {', '.join(WORKLOADS)}, "
+                          f"{', '.join(programs)})" if "program" in spec else
+                          f"workload '{name}': unknown (expected one of {', '.join(programs)}, "
                           "or a table with program = \"…\")")
     if not _WORKLOAD_NAME.fullmatch(name):
         raise MatrixError(f"workload '{name}': a name is lower-case letters, digits, '-' and '_'")
@@ -308,12 +458,22 @@ def _workload(name: str, spec, fs_values: list[float] = FS_VALUES) -> Workload:
     if unknown:
         raise MatrixError(f"workload '{name}': unknown key(s) {', '.join(sorted(unknown))} "
                           f"(expected {', '.join(sorted(_WORKLOAD_KEYS))})")
-    args, quick = (_args(name, key, spec.get(key, [])) for key in ("args", "quick"))
+    mpi = program in MPI_WORKLOADS
+    args, quick = (_args(name, key, spec.get(key, []), mpi) for key in ("args", "quick"))
     runs = _strings(spec["runs"], f"workloads.{name}.runs") if "runs" in spec else []
     if "fs_sweep" in spec:
         runs = runs + fs_sweep_runs(name, spec["fs_sweep"], fs_values)
     runs = tuple(_runs(runs, f"workloads.{name}.runs")) if runs else ()
-    return Workload(name, args, quick, program="" if program == name else program, runs=runs)
+    common = spec.get("common_runs", True)
+    if not isinstance(common, bool):
+        raise MatrixError(f"workload '{name}': common_runs = {common!r}: expected true or false")
+    if not common and not runs:
+        raise MatrixError(f"workload '{name}': common_runs = false needs its own runs = […]")
+    threads = tuple(_threads(spec["threads"])) if "threads" in spec else ()
+    noise = tuple(_regimes(_strings(spec["noise"], f"workloads.{name}.noise"))) \
+        if "noise" in spec else ()
+    return Workload(name, args, quick, program="" if program == name else program, runs=runs,
+                    ranks=1 if mpi else 0, threads=threads, noise=noise, common_runs=common)
 
 
 def fs_sweep_runs(name: str, kind, fs_values: list[float]) -> list[str]:
@@ -338,7 +498,7 @@ def _fs_values(value) -> list[float]:
     return _unique([float(v) for v in value], "fs value")
 
 
-def _args(name: str, key: str, value) -> tuple[str, ...]:
+def _args(name: str, key: str, value, mpi: bool = False) -> tuple[str, ...]:
     if isinstance(value, str):
         words = shlex.split(value)
     elif isinstance(value, list) and all(isinstance(w, str) for w in value):
@@ -346,7 +506,7 @@ def _args(name: str, key: str, value) -> tuple[str, ...]:
     else:
         raise MatrixError(f"workload '{name}': {key} must be a string or a list of strings")
     for w in words:
-        if w.split("=", 1)[0] in RUNNER_FLAGS:
+        if w.split("=", 1)[0] in RUNNER_FLAGS + (MPI_RUNNER_FLAGS if mpi else ()):
             raise MatrixError(f"workload '{name}': {key} sets {w.split('=', 1)[0]}, which the "
                               "runner sets itself (use runs, noise or threads)")
     return tuple(words)

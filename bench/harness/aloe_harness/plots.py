@@ -10,6 +10,7 @@
   timeline-<workload>-<noise>-t<T>-<run>.png
                                         per-thread busy/idle time of each loop (--timelines)
   adaptive-…, convergence-…             with aloe:adaptive runs: adaptive_plots.py
+  rankhist-<workload>-<noise>-t<T>.png  MPI workloads: step times per rank (mpi_plots.py)
 """
 from __future__ import annotations
 
@@ -42,8 +43,9 @@ def make_all(out_dir: Path, entries: list[dict], rows: list[dict],
     files = step_histograms(plots, entries, rows) + bars(plots, rows)
     if srows:
         files += sweep_curves(plots, srows)
-    from . import adaptive_plots  # here, not at the top: it builds on this module
+    from . import adaptive_plots, mpi_plots  # here, not at the top: they build on this module
     files += adaptive_plots.make(plots, entries, rows)
+    files += mpi_plots.make(plots, entries, rows)
     return files + timelines(plots, entries)
 
 

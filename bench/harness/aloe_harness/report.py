@@ -3,7 +3,8 @@
 It reads what `bench` wrote (command.txt, machine.json, noise-*.json, runs.jsonl, sweep.csv,
 problems.txt, plots/*.png) and shows the machine, the command, the measured noise, the
 failures, the adaptive schedule's section (with aloe:adaptive runs), the interposer's section
-(with aloe-run runs), the summary tables and the plots. The PNGs are linked, everything else
+(with aloe-run runs), the MPI section (with MPI workloads, or skipped ones: how they were
+launched, per-rank slack tables), the summary tables and the plots. The PNGs are linked, everything else
 is inline.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from . import adaptive, interposer, summary, sweep
+from . import adaptive, interposer, mpi, summary, sweep
 from .provenance import describe_noise
 from . import files
 
@@ -33,6 +34,7 @@ _PLOT_KINDS = [("hist", "Timestep histograms"), ("bars", "Median time per run an
                ("sweep", "fs sweep"),
                ("adaptive", "Adaptive: the staggered fs sweep per regime, adaptive's choice"),
                ("convergence", "Adaptive: convergence of the loop site"),
+               ("rankhist", "MPI: step times per rank"),
                ("timeline", "Per-thread timelines")]
 
 
@@ -89,6 +91,8 @@ def write(folder: str | Path) -> Path:
         out += [f"<li class='fail'>{e(p)}</li>" for p in problems] + ["</ul>"]
     out += _adaptive(adaptive.rows(entries, rows))
     out += _interposer(interposer.rows(rows))
+    skipped = [x for x in _text(folder / "skipped.txt").splitlines() if x.strip()]
+    out += _mpi(mpi.rank_rows(entries), entries, skipped)
     out += ["<h2>Results</h2>",
             "<p>Ratios: median total time over the repetitions divided by the best peer's "
             "(libgomp, libomp, oneTBB) median in the same workload, regime and threads. "
@@ -108,7 +112,7 @@ def write(folder: str | Path) -> Path:
     out += [f"<li>{e(x)}</li>" for x in summary.repeatability(rows, before, after)] + ["</ul>"]
     out += _plots(folder)
     out += ["<h2>Files</h2><ul>"] + [f"<li><a href='{n}'>{n}</a></li>" for n in (
-        "results.csv", "adaptive.csv", "interposer.csv", "summary.md", "runs.jsonl",
+        "results.csv", "adaptive.csv", "interposer.csv", "mpi.csv", "summary.md", "runs.jsonl",
         "runs.jsonl.gz",
         "machine.json", "command.txt")
         if (folder / n).exists()] + ["</ul></body></html>"]
@@ -148,6 +152,29 @@ def _interposer(irows: list[dict]) -> list[str]:
         out += ["</table>"]
     return out + ["<ul>"] + [f"<li class='verdict'>{e(x)}</li>"
                              for x in interposer.counts(irows)] + ["</ul>"]
+
+
+def _mpi(mrows: list[dict], entries: list[dict], skipped: list[str]) -> list[str]:
+    """The MPI section of summary.md (mpi.py): skipped workloads, launches, slack tables."""
+    launched = mpi.launches(entries)
+    if not mrows and not skipped and not launched:
+        return []
+    e = html.escape
+    out = ["<h2>MPI</h2>"]
+    if skipped:
+        out += ["<p class='fail'>Skipped:</p><ul>"] + [f"<li>{e(x)}</li>" for x in skipped]
+        out += ["</ul>"]
+    if launched:
+        out += ["<p>Launched as:</p><ul>"] + [f"<li>{e(x)}</li>" for x in launched] + ["</ul>"]
+    if mrows:
+        text = re.sub(r"`([^`]*)`", r"<code>\1</code>", e(mpi.INTRO))
+        out += [f"<p>{text} <a href='mpi.csv'>mpi.csv</a>.</p>"]
+    for title, header, body in mpi.tables(mrows):
+        out += [f"<h3>{e(title)}</h3>", "<table><tr>"
+                + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>"]
+        out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in body]
+        out += ["</table>"]
+    return out
 
 
 def _machine(m: dict) -> str:

@@ -17,6 +17,12 @@ and the rest goes on; Ctrl-C stops the loop and keeps what was gathered.
 An `aloe-run:S[@KIND]` run is the workload under `aloe run --schedule S` (the libgomp
 interposer), its loops compiled schedule(runtime); `libgomp:runtime,KIND` the same loops on
 plain libgomp. Every run's OMP_SCHEDULE is the one it names (matrix.Run.env) or unset.
+
+An MPI workload (one rank count of an MPI program, matrix.py) runs every one of its runs,
+serial reference and calibration included, under `mpirun -np R` (mpi.py builds it) in a
+scratch folder of its own, rank 0's record read from a file there; timed runs also preload
+libaloe-mpi when the matrix asks for statistics. Its entries carry `ranks` and `mpi` (the
+launch, and each rank's statistics).
 """
 from __future__ import annotations
 
@@ -24,14 +30,16 @@ import dataclasses
 import json
 import os
 import shlex
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from . import summary
-from .matrix import Matrix, Run, Workload, runs_for
+from . import mpi, summary
+from .matrix import Matrix, Run, Workload, noise_for, runs_for, threads_for
 from .provenance import display_command
 from .regimes import Regime, RegimeError
 from . import files
@@ -67,8 +75,8 @@ class Outcome:
 
 def configs(m: Matrix) -> list[Config]:
     """Every timed configuration, grouped by workload, regime and threads."""
-    return [Config(w, r, run, t) for w in m.workloads for r in m.noise for t in m.threads
-            for run in runs_for(m, w)]
+    return [Config(w, r, run, t) for w in m.workloads for r in noise_for(m, w)
+            for t in threads_for(m, w) for run in runs_for(m, w)]
 
 
 def interleave(cfgs: list[Config], reps: int) -> list[tuple[int, Config]]:
@@ -216,9 +224,16 @@ class Runner:
     """Runs one matrix into runs.jsonl; progress and failures go to `progress`."""
 
     def __init__(self, apps_dir: Path, runs_path: Path, *, progress=None,
-                 aloe: str | None = None):
+                 aloe: str | None = None, mpirun: str | None = None,
+                 mpi_library: Path | None = None, cpus: int | None = None):
         self.apps_dir = Path(apps_dir)
         self.aloe = aloe  # the aloe tool, for aloe-run runs
+        self.mpirun = mpirun  # for MPI workloads
+        self.mpi_library = Path(mpi_library) if mpi_library else mpi.stats_library(apps_dir)
+        self.cpus = cpus or mpi.available_cpus()
+        self.mpi = None       # the matrix's MpiOptions, set by execute()
+        self.stats_note = ""  # why MPI statistics are off although asked for
+        self._warned: set = set()
         self.runs_path = Path(runs_path)
         self.timeout_s = 600.0  # replaced by the matrix's run_timeout_s
         self.progress = progress or sys.stderr
@@ -228,8 +243,32 @@ class Runner:
         self._start = time.monotonic()
 
     def missing_apps(self, m: Matrix) -> list[str]:
+        """Missing programs of non-MPI workloads (MPI ones are skipped instead: skip_mpi)."""
         return list(dict.fromkeys(str(self.apps_dir / f"aloe-app-{w.app}") for w in m.workloads
-                                  if not (self.apps_dir / f"aloe-app-{w.app}").is_file()))
+                                  if not w.is_mpi
+                                  and not (self.apps_dir / f"aloe-app-{w.app}").is_file()))
+
+    def skip_mpi(self, m: Matrix) -> tuple[Matrix, list[str]]:
+        """`m` without the MPI workloads that cannot run here (no mpirun, program not built),
+        and one line per family saying which and why."""
+        skipped, keep = {}, []
+        for w in m.workloads:
+            reason = mpi.skip_reason(self.mpirun, self.apps_dir / f"aloe-app-{w.app}") \
+                if w.is_mpi else None
+            if reason:
+                skipped.setdefault(w.family, ([], reason))[0].append(w.ranks)
+            else:
+                keep.append(w)
+        lines = [f"{family} (ranks {', '.join(map(str, ranks))}): all its rows skipped: {why}"
+                 for family, (ranks, why) in skipped.items()]
+        return dataclasses.replace(m, workloads=keep), lines
+
+    def stats_problem(self, m: Matrix) -> str | None:
+        """Why MPI statistics asked for cannot be measured (None: they can, or are off)."""
+        if not m.has_mpi or not m.mpi.stats or self.mpi_library.is_file():
+            return None
+        return (f"{mpi.MPI_LIBRARY} is not built in {self.mpi_library.parent.name}/ next to "
+                "the apps: MPI runs go on without slack statistics")
 
     def aloe_run_problem(self, m: Matrix) -> str | None:
         """Why the matrix's aloe-run runs cannot run (None: they can, or there are none): the
@@ -253,21 +292,28 @@ class Runner:
     def execute(self, m: Matrix, *, timelines: bool = False) -> Outcome:
         """Runs everything; never raises on a failed run, stops cleanly on Ctrl-C."""
         self.timeout_s = m.run_timeout_s
-        calibrate = sorted({(w.name, t) for w in m.workloads for t in m.threads
-                            if any(r.needs_calibration for r in m.noise)})
+        self.mpi = m.mpi
+        problem = self.stats_problem(m)
+        if problem:
+            self.stats_note = problem
+            print(f"aloe_harness: note: {problem}", file=self.progress)
+        self.scratch = self.runs_path.parent / "mpi-scratch"
+        calibrate = sorted({(w.name, t) for w in m.workloads for t in threads_for(m, w)
+                            if any(r.needs_calibration for r in noise_for(m, w))})
         order = with_serial_runs(interleave(configs(m), m.reps), m.workloads)
         self._total = len(m.workloads) + len(calibrate) + len(order)
         try:
             reference = {w.name: self._serial(w) for w in m.workloads}
             quiet = {}
             for w in m.workloads:
-                for t in m.threads:
+                for t in threads_for(m, w):
                     if (w.name, t) not in calibrate:
                         continue
                     if reference[w.name] is None:
                         self._total -= 1
                     else:
-                        quiet[w.name, t] = self._calibrate(w, t, m.noise, reference[w.name])
+                        quiet[w.name, t] = self._calibrate(w, t, noise_for(m, w),
+                                                           reference[w.name])
             skipped = set()
             for rep, c in order:
                 bits = reference[c.workload.name]
@@ -288,6 +334,11 @@ class Runner:
             self.outcome.interrupted = True
             self._problem(f"INTERRUPTED (Ctrl-C) after {self._done} runs: the results are "
                           "partial")
+        finally:
+            try:
+                self.scratch.rmdir()  # only when every run's folder was removed (all valid)
+            except OSError:
+                pass
         return self.outcome
 
     def _serial(self, w: Workload) -> str | None:
@@ -325,6 +376,8 @@ class Runner:
         what = {"calibration": "calibration", "timeline": "timeline"}.get(
             role, "reference" if role == "serial" and rep == 0 else f"rep {rep + 1}/{reps}")
         self._report(f"{c.workload.name} {c.regime.name} {c.run.label} t={c.threads} {what}")
+        if c.workload.is_mpi:
+            return self._one_mpi(role, c, noise_flags, reference_bits, rep, what, timeline)
         argv = app_command(self.apps_dir, c.workload, c.run, c.threads, noise_flags, timeline,
                            aloe=self.aloe)
         started = time.monotonic()
@@ -340,14 +393,75 @@ class Runner:
         record = parse_record(stdout)
         errors = validate(record, exit_status=status, run=c.run, threads=c.threads,
                           reference_bits=reference_bits)
+        return self._log(role, c, noise_flags, rep, what, display_run_command(argv, c.run),
+                         status, started, errors, stderr, record)
+
+    def _one_mpi(self, role: str, c: Config, noise_flags: list[str],
+                 reference_bits: str | None, rep: int, what: str, timeline: bool) -> dict:
+        """One run of an MPI workload under mpirun, in its own scratch folder."""
+        if c.run.is_aloe_run:
+            errors = [f"{c.run.label}: aloe-run runs are not supported for MPI workloads"]
+            return self._log(role, c, noise_flags, rep, what, "", None, time.monotonic(),
+                             errors, "", None)
+        # mpirun runs in the scratch folder: every path it is given is absolute
+        scratch = (self.scratch / f"run-{self._done + 1:05d}").resolve()
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir(parents=True)
+        launch = mpi.Launch(c.workload.ranks, c.threads, self.cpus, self.mpi.bind_to,
+                            root=mpi.is_root())
+        stats = role == "timed" and self.mpi.stats and self.mpi_library.is_file()
+        app = app_command(self.apps_dir.resolve(), c.workload, c.run, c.threads, noise_flags,
+                          timeline)
+        app[app.index("--json") + 1] = str(scratch / mpi.RECORD_FILE)
+        app += ["--bind", launch.app_bind]
+        mpirun = str(Path(self.mpirun).resolve()) if "/" in self.mpirun else self.mpirun
+        argv = mpi.command(mpirun, launch, app,
+                           mpi.stats_env(self.mpi_library.resolve(), scratch) if stats else None)
+        started = time.monotonic()
+        status, stdout, stderr = _run_group(argv, self.timeout_s, run_environment(c.run),
+                                            scratch)
+        record = None
+        if (scratch / mpi.RECORD_FILE).is_file():
+            record = parse_record((scratch / mpi.RECORD_FILE).read_text())
+        record = record if record is not None else parse_record(stdout)
+        errors = validate(record, exit_status=status, run=c.run, threads=c.threads,
+                          reference_bits=reference_bits)
+        if record is not None:
+            errors += mpi.record_errors(record, c.workload.ranks)
+        shown = mpi.display_argv(argv, scratch)
+        info = launch.describe() | {"argv": shown,
+                                    "stats_requested": bool(self.mpi.stats and role == "timed"),
+                                    "stats_note": self.stats_note if self.mpi.stats else ""}
+        warnings = []
+        if stats:
+            info["stats"], warnings = mpi.read_stats(scratch, c.workload.ranks)
+            info["stats_pattern"] = mpi.STATS_PATTERN
+        entry = self._log(role, c, noise_flags, rep, what,
+                          "".join(f"{k}={shlex.quote(v)} " for k, v in c.run.env.items())
+                          + shlex.join(shown),
+                          status, started, errors, stderr, record,
+                          extra={"ranks": c.workload.ranks, "program": c.workload.app,
+                                 "mpi": info, "warnings": warnings})
+        if warnings and not errors and c.workload.name not in self._warned:
+            self._warned.add(c.workload.name)
+            self._problem(f"{c.workload.name} {c.regime.name} {c.run.label} t={c.threads} "
+                          f"{what}: MPI statistics incomplete: {'; '.join(warnings)} (the "
+                          "run's times count; later runs of this workload are not reported)")
+        if not errors:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return entry
+
+    def _log(self, role: str, c: Config, noise_flags: list[str], rep: int, what: str,
+             command: str, status, started: float, errors: list[str], stderr: str,
+             record: dict | None, extra: dict | None = None) -> dict:
         entry = {
             "role": role, "workload": c.workload.name, "noise": c.regime.name,
             "noise_spec": c.regime.spec, "runtime": c.run.runtime, "schedule": c.run.schedule,
             "env": c.run.env, "threads": c.threads, "rep": rep, "noise_flags": noise_flags,
-            "command": display_run_command(argv, c.run), "exit_status": status,
+            "command": command, "exit_status": status,
             "wall_s": round(time.monotonic() - started, 4), "valid": not errors,
             "errors": errors, "stderr_tail": stderr[-2000:] if errors else "", "record": record,
-        }
+        } | (extra or {})
         self._done += 1
         self.outcome.entries.append(entry)
         with self.runs_path.open("a") as f:
@@ -383,8 +497,8 @@ def timeline_selection(m: Matrix, rows: list[dict]) -> list[Config]:
     chosen = []
     for w in m.workloads:
         by_label = {r.label: r for r in runs_for(m, w)}
-        for regime in m.noise:
-            for t in m.threads:
+        for regime in noise_for(m, w):
+            for t in threads_for(m, w):
                 if m.timeline_runs is not None:
                     runs = m.timeline_runs
                 else:
@@ -396,6 +510,42 @@ def timeline_selection(m: Matrix, rows: list[dict]) -> list[Config]:
                     runs = [by_label[x] for x in dict.fromkeys(labels)]
                 chosen += [Config(w, regime, run, t) for run in runs]
     return chosen
+
+
+def _run_group(argv: list[str], timeout: float, env: dict[str, str],
+               cwd: Path) -> tuple[int | None, str, str]:
+    """Runs argv (mpirun and its ranks) in a process group of its own: on a timeout or Ctrl-C
+    the whole group is ended (mpirun's ranks too), then the exception goes on."""
+    try:
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env, cwd=cwd, start_new_session=True)
+    except OSError as e:
+        return None, "", f"could not start: {e}"
+    try:
+        stdout, stderr = p.communicate(timeout=timeout)
+        return p.returncode, stdout, stderr
+    except subprocess.TimeoutExpired:
+        _end_group(p)
+        stdout, stderr = p.communicate()
+        return None, stdout, f"killed after {timeout:g} s\n{stderr}"
+    except BaseException:
+        _end_group(p)
+        p.communicate()
+        raise
+
+
+def _end_group(p: subprocess.Popen) -> None:
+    """SIGTERM to the run's process group, SIGKILL if it is still there after 5 s."""
+    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _clock(seconds: float) -> str:
