@@ -70,8 +70,9 @@ options (each also as --option=value):
                      earlier run of the same binary left there (one file for every process;
                      see docs/tuning.md; 'aloe tune' fills it)
   --library PATH     the interposer to preload (default: the one installed with aloe)
-  --mpi              also preload libaloe-mpi (time inside MPI per call and call site, per
-                     rank; src/mpi/README.md), e.g. mpirun -np 4 aloe run --mpi -- ./app
+  --mpi              also preload libaloe-mpi: each rank's slack per MPI call path, spent by
+                     adaptive and slack=on loops (docs/mpi.md),
+                     e.g. mpirun -np 4 aloe run --mpi -- ./app
   --mpi-stats FILE   with --mpi: write each rank's MPI calls as JSON (ALOE_MPI_STATS)
 
 Defaults come from ALOE_OMP_SCHEDULE (else ALOE_SCHEDULE), ALOE_OMP_RULES, ALOE_OMP_STATS,
