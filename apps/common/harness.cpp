@@ -167,10 +167,12 @@ harness::~harness() {
     if (tbb_handle_) {
         // oneTBB does not join its workers at exit unless asked: a worker still winding down
         // when the process ends shows up as a leak (LeakSanitizer) or a late pinning call.
+        // The parallelism limit goes last: dropped before, it leaves a process with one CPU
+        // and more threads a worker that finalize waits for and nothing wakes.
         pinner_.reset();
         arena_.reset();
-        tbb_limit_.reset();
         (void)tbb::finalize(*tbb_handle_, std::nothrow);
+        tbb_limit_.reset();
     }
 }
 
@@ -247,11 +249,12 @@ void harness::start() {
     std::vector<std::string> words{flags_.program()};
     words.insert(words.end(), flags_.words().begin(), flags_.words().end());
     ensure_environment(wanted, runtime_ == runtime_kind::libomp, words);
+    if (before_threads_) before_threads_();
 
     for (int i = 0; i < threads_; ++i) cpus_.push_back(allowed[static_cast<std::size_t>(i) % allowed.size()]);
 
     // The background child is forked before any runtime starts a thread.
-    if (background_opts_) {
+    if (background_opts_ && !background_off_) {
         if (std::find(allowed.begin(), allowed.end(), background_opts_->cpu) == allowed.end())
             throw usage_error("--background: CPU " + std::to_string(background_opts_->cpu) + " is not one this process may use");
         background_ = std::make_unique<background_load>(*background_opts_);
@@ -305,7 +308,7 @@ void harness::start() {
         break;
     }
     finish_ns_.assign(static_cast<std::size_t>(threads_) * 8, 0);
-    if (noisy) {
+    if (noisy && !noise_off_) {
         try {
             noise_ = std::make_unique<noise_injector>(noise_opts_, cpus_);
         } catch (const std::invalid_argument& e) {
@@ -417,9 +420,21 @@ void harness::run_steps(const std::function<void(int)>& step) {
 
 void harness::checksum(double value) { checksum_ = value; }
 
+std::int64_t harness::noise_events() const noexcept { return noise_ ? noise_->events() : 0; }
+
+double harness::noise_injected_s() { return noise_ ? noise_->injected_seconds() : 0.0; }
+
+void harness::step_seconds(std::vector<double> seconds) {
+    step_s_ = std::move(seconds);
+    total_s_ = 0;
+    for (const double t : step_s_) total_s_ += t;
+}
+
+void harness::record(std::string_view key, std::string json) { extra_.emplace_back(std::string(key), std::move(json)); }
+
 void harness::check(bool ok, std::string_view what, double value, double reference) {
     checks_.push_back({ok, std::string(what), value, reference});
-    if (!ok) {
+    if (!ok && writes_record_) {
         std::cerr << "CHECK FAILED [" << workload_ << " " << to_string(runtime_) << " '" << schedule_.text << "']: " << what
                   << ": got " << value << ", expected " << reference << '\n';
     }
@@ -429,6 +444,7 @@ int harness::finish() {
     const double injected = noise_ ? noise_->injected_seconds() : 0.0;
     bool ok = checksum_.has_value() && !checks_.empty();
     for (const check_record& c : checks_) ok = ok && c.ok;
+    if (!writes_record_) return ok ? 0 : 3;
     if (!checksum_) std::cerr << "CHECK FAILED [" << workload_ << "]: the workload recorded no checksum\n";
     if (checks_.empty()) std::cerr << "CHECK FAILED [" << workload_ << "]: the workload recorded no check\n";
 
@@ -487,6 +503,7 @@ int harness::finish() {
         }
         j.end_array();
     }
+    for (const auto& [k, v] : extra_) j.key(k).raw(v);
     j.end_object();
 
     if (json_path_ == "-") {
@@ -519,6 +536,8 @@ int run_workload(std::string_view name, int argc, char** argv, const std::functi
         workload(h);
         if (!h.started()) throw std::logic_error("the workload never called harness::start()");
         return h.finish();
+    } catch (const quiet_exit& e) {
+        return e.status;
     } catch (const usage_error& e) {
         std::cerr << label << ": " << e.what() << '\n';
         return 2;

@@ -25,6 +25,10 @@
 //   --background CPU:DUTY[:PERIOD_US]  --timeline  --json FILE|-  --check full|quick
 //   --corrupt-result (tests: the check must then fail)
 // Exit status: 0 ok, 1 runtime failure, 2 bad command line, 3 the result check failed.
+//
+// A program of several processes (apps/jacobi3d-mpi) initialises MPI in before_threads(),
+// gives each rank its own noise seed there, and has only rank 0 write the record
+// (writes_record, step_seconds, record: the last section of the class).
 #pragma once
 
 #include "args.hpp"
@@ -135,6 +139,39 @@ public:
     /// Writes the JSON record; returns the exit status (0, or 3 when a check failed).
     int finish();
 
+    // --- For programs of several processes (MPI ranks; apps/jacobi3d-mpi). -----------------
+
+    /// Called by start() once the flags are read and the environment is settled (the program
+    /// may have re-executed itself), before any runtime thread, noise injector or background
+    /// child starts: where an MPI program calls MPI_Init_thread, and may call the setters
+    /// below. Set before start().
+    void before_threads(std::function<void()> hook) { before_threads_ = std::move(hook); }
+    /// This process's noise seed (--noise-seed until changed, e.g. to seed + rank), and
+    /// whether it injects noise or runs the background child at all. From the hook.
+    std::uint64_t noise_seed() const noexcept { return noise_opts_.seed; }
+    void noise_seed(std::uint64_t seed) noexcept { noise_opts_.seed = seed; }
+    void without_noise() noexcept { noise_off_ = true; }
+    void without_background() noexcept { background_off_ = true; }
+    /// Whether this process injects noise (--noise-p/--noise-us given, not switched off) and
+    /// runs the background child; after start().
+    bool injects_noise() const noexcept { return noise_ != nullptr; }
+    bool runs_background() const noexcept { return background_ != nullptr; }
+    /// The noise this process injected so far (0 without an injector).
+    std::int64_t noise_events() const noexcept;
+    double noise_injected_s();
+    /// The CPU of each thread (pinned runs), after start().
+    const std::vector<int>& cpus() const noexcept { return cpus_; }
+
+    /// The timed steps' times; a job replaces them with its own (per step, the slowest
+    /// process's) before finish(), which recomputes total_s.
+    const std::vector<double>& step_seconds() const noexcept { return step_s_; }
+    void step_seconds(std::vector<double> seconds);
+    /// A field of the record after the common ones: key and already-formatted JSON.
+    void record(std::string_view key, std::string json);
+    /// false: finish() writes no record and no summary, and failed checks are not printed
+    /// (an MPI rank other than 0, whose job record rank 0 writes). The exit status stands.
+    void writes_record(bool yes) noexcept { writes_record_ = yes; }
+
 private:
     struct site_state {
         const char* name;
@@ -165,6 +202,11 @@ private:
     bool timeline_ = false;
     bool corrupt_ = false;
     bool started_ = false;
+    bool noise_off_ = false;
+    bool background_off_ = false;
+    bool writes_record_ = true;
+    std::function<void()> before_threads_;
+    std::vector<std::pair<std::string, std::string>> extra_;  // record(): key, JSON value
     std::string json_path_;
     std::string bind_;
     std::string openmp_library_;
@@ -208,8 +250,15 @@ private:
     int current_step_ = -1;
 };
 
+/// Thrown by a workload to end with `status` and print nothing more (the message, if any,
+/// was printed already, e.g. by another MPI rank).
+struct quiet_exit {
+    int status;
+};
+
 /// Parses the common flags, calls `workload(h)`, writes the record; turns usage errors into
-/// exit 2 and any other exception into exit 1 with the message on stderr.
+/// exit 2 and any other exception into exit 1 with the message on stderr (quiet_exit: its
+/// status, silently).
 int run_workload(std::string_view name, int argc, char** argv, const std::function<void(harness&)>& workload);
 
 // ---------------------------------------------------------------------------------------
