@@ -23,7 +23,11 @@ wait for it), step_s is the slowest rank's, and with FAKE_LD_PRELOAD=…/libaloe
 ALOE_MPI_STATS=PATTERN every rank writes its statistics file (%r: the rank) with slack,
 communication and predictor fields (FAKE_MPI_OLD_STATS=1: only today's call rows;
 FAKE_MPI_NO_STATS_RANK=R: rank R writes none; FAKE_MPI_WRONG_RANKS=1: the record's mpi.ranks
-is one too many). `--json FILE` writes the record there.
+is one too many). `--json FILE` writes the record there. With `--runtime aloe` and
+ALOE_STATS=PATTERN every rank also writes its loop statistics (write_loop_stats: a per-step
+site and a once-only one; with one thread every loop is serial, as aloe's are; a `slack` policy
+where the schedule asks for slack and libaloe-mpi is "preloaded", lowering the fraction on the
+ranks that wait; FAKE_NO_LOOP_STATS_RANK=R: rank R writes none).
 
 Environment (each names runs as "runtime:schedule", several separated by ';'):
   FAKE_APP_FAIL          exit 1 with a message      FAKE_APP_BAD_CHECKSUM  wrong checksum_bits
@@ -217,6 +221,8 @@ def add_mpi(record, f, step_s, warmup, ranks):
     record["ranks"] = per_rank
     if os.environ.get("FAKE_MPI_WRONG_RANKS"):
         record["mpi"]["ranks"] = ranks + 1
+    if os.environ.get("ALOE_STATS") and record["runtime"] == "aloe":
+        write_loop_stats(os.environ["ALOE_STATS"], record, per_rank, warmup)
     pattern = os.environ.get("ALOE_MPI_STATS")
     if not pattern or not os.environ.get("FAKE_LD_PRELOAD", "").endswith("libaloe-mpi.so"):
         return
@@ -238,6 +244,73 @@ def add_mpi(record, f, step_s, warmup, ranks):
                 "time_s": 5.0, "max_s": 5.0}
         data = {"tool": "libaloe-mpi", "pid": 1000 + r, "rank": r, "size": ranks,
                 "mpi_library": "Fake MPI 1.0", "calibration": {}, "calls": [init, row]}
+        with open(pattern.replace("%r", str(r)), "w") as out:
+            json.dump(data, out)
+
+
+def slack_asked(schedule):
+    """Whether aloe would give this schedule a slack policy (docs/mpi.md)."""
+    keys = schedule.split(",")
+    return "slack=on" in keys or (keys[0] == "adaptive" and "slack=off" not in keys)
+
+
+def fake_fd(schedule):
+    """The dynamic fraction a schedule (or the fake adaptive's choice) runs."""
+    kind = schedule.split(",")[0]
+    if "fs=" in schedule:
+        return round(1 - float(schedule.split("fs=")[1].split(",")[0]), 6)
+    return {"static": 0.0, "adaptive": 0.1}.get(kind, 1.0)
+
+
+def write_loop_stats(pattern, record, per_rank, warmup):
+    """Every rank's ALOE_STATS file (the fields of src/loop/loop_stats.cpp): the per-step site
+    `jacobi3d-mpi/planes` and a once-only `jacobi3d-mpi/init` (5 chunks). A rank that waits
+    (not the slowest) and has a slack policy lowers fd to a quarter after the first
+    invocation; chunks per invocation are 100 × the fraction that ran."""
+    schedule, threads = record["schedule"], record["threads"]
+    n = warmup + len(per_rank[0]["wait_s"])
+    policy = slack_asked(schedule) and os.environ.get("FAKE_LD_PRELOAD", "").endswith(
+        "libaloe-mpi.so")
+    for r, rank in enumerate(per_rank):
+        if os.environ.get("FAKE_NO_LOOP_STATS_RANK") == str(r):
+            continue
+        slack = sum(w - COMM_S for w in rank["wait_s"]) / len(rank["wait_s"])
+        waits = slack > 1e-9
+        before = fake_fd(schedule)
+        after = before / 4 if policy and waits else before
+        chunks = (0 if threads == 1 else
+                  round(100 * before) + (n - 1) * round(100 * (after if policy else before)))
+
+        def site(name, invocations, chunks, total_s):
+            each = [chunks // threads + (chunks % threads if t == 0 else 0)
+                    for t in range(threads)]
+            parallel = threads > 1
+            return {"site": name, "schedule": schedule,
+                    "invocations": invocations if parallel else 0,
+                    "serial_invocations": 0 if parallel else invocations,
+                    "empty_invocations": 0, "iterations": 48 * invocations,
+                    "total_s": total_s if parallel else 0, "last_s": 0.001,
+                    "imbalance_last": 1.0, "imbalance_mean": 1.0, "last": [],
+                    "total": [{"thread": t, "static_s": 0.001, "dynamic_s": 0.0001,
+                               "wait_s": 0.0, "iterations": 48, "chunks": c,
+                               "steals": c // 10} for t, c in enumerate(each)]
+                    if parallel else []}
+
+        planes = site("jacobi3d-mpi/planes", n, chunks, sum(rank["compute_s"]))
+        if policy and threads > 1:
+            fd_mean = (before + (n - 1) * after) / n
+            planes["policies"] = [{"name": "slack", "state": "acting", "choice": schedule,
+                                   "threads": threads, "slack": {
+                "call": "MPI_Allreduce at app+0x1234", "planned": n,
+                "lowered": n - 1 if waits and before > 0 else 0,
+                "predicted_s": slack * 0.9, "actual_s": slack,
+                "predicted_mean_s": slack * 0.9, "actual_mean_s": slack,
+                "fd_before": before, "fd_after": after, "fd_before_mean": before,
+                "fd_after_mean": fd_mean,
+                "guard": "Eq. 4.11: fake" if waits else "no slack predicted"}}]
+        init = site("jacobi3d-mpi/init", 1, 5 if threads > 1 else 0, 1e-5)
+        data = {"aloe_version": "fake", "sites": [init, planes], "counters": {},
+                "counter_samples": []}
         with open(pattern.replace("%r", str(r)), "w") as out:
             json.dump(data, out)
 

@@ -125,7 +125,8 @@ def test_shipped_mpi_and_demo_matrices():
     heavy = [w for w in m.workloads if "--heavy-rank" in w.args]
     assert heavy and all(w.ranks >= 2 for w in heavy)
     labels = {r.label for r in m.runs}
-    assert {"aloe:static", "aloe:hybrid,fs=0.8", "aloe:adaptive", "aloe:adaptive,slack=off",
+    assert {"aloe:static", "aloe:hybrid,fs=0.8", "aloe:hybrid,fs=0.8,slack=on",
+            "aloe:staggered,fs=0.8,slack=on", "aloe:adaptive", "aloe:adaptive,slack=off",
             "libgomp:static", "tbb:affinity"} <= labels
     assert any(x.startswith("libgomp:dynamic") for x in labels)
     assert m.threads == [1, 2] and m.mpi.stats
@@ -278,7 +279,8 @@ def test_rank_rows_and_tables_from_recorded_entries():
     assert header[:8] == ["run", "rank", "compute (s)", "wait (s)", "in MPI (s)", "slack (s)",
                           "comm (s)", "imbalance"]
     assert body[0][:8] == ["aloe:static", "0", "2", "1.2", "1", "1.5", "0.5", "1.200"]
-    assert body[0][8:] == ["20.0% / 2.0%", "–", "–", "– / 50.0%"]
+    assert body[0][8:12] == ["20.0% / 2.0%", "–", "–", "– / 50.0%"]
+    assert body[0][12:] == ["–"] * 4  # no loop statistics in these entries
     assert body[2][4:7] == ["–", "–", "–"]
     md = "\n".join(mpi.markdown(rows, entries, ["x (ranks 2): skipped: no mpirun"]))
     assert "## MPI" in md and "### w-np2, noise none, 2 ranks × 1 thread" in md
@@ -297,6 +299,146 @@ def test_rank_histogram_from_recorded_entries(tmp_path):
     assert files[0].stat().st_size > 1000
     assert mpi_plots.make(tmp_path, [e | {"mpi": None} for e in entries], rows) == []
     assert mpi_plots.panels(20) == [0, 1, 2, 3, 4, 5, 6, 19]
+
+
+# --- loop statistics (ALOE_STATS) ---------------------------------------------------------
+
+# Recorded from aloe-app-jacobi3d-mpi (2 ranks × 2 threads, hybrid,fs=0.8,slack=on, rank 1
+# heavy): rank 0's file, `last` and the counters left out.
+LOOP_SITE = {
+    "site": "jacobi3d-mpi/planes", "schedule": "hybrid,fs=0.8,chunk=1,slack=on",
+    "invocations": 7, "serial_invocations": 0, "empty_invocations": 0, "iterations": 140,
+    "total_s": 0.0007004756693282777, "last_s": 8.543061446335876e-05, "imbalance_last": 1,
+    "imbalance_mean": 1.051374363591957,
+    "total": [{"thread": 0, "static_s": 0.00026379491125680344, "dynamic_s": 1.627095963315933e-05,
+               "wait_s": 0.00042007897317647804, "iterations": 72, "chunks": 4, "steals": 0},
+              {"thread": 1, "static_s": 0.00027502579505295536, "dynamic_s": 1.611188543432802e-07,
+               "wait_s": 3.329230783921185e-05, "iterations": 68, "chunks": 3, "steals": 1}],
+    "policies": [{"name": "slack", "state": "acting", "choice": "hybrid,fs=1,chunk=1",
+                  "threads": 2, "slack": {
+                      "call": "MPI_Allreduce at aloe-app-jacobi3d-mpi+0x161b0", "planned": 7,
+                      "lowered": 6, "predicted_s": 2.615891368904896e-05,
+                      "actual_s": 2.600883597447032e-05, "predicted_mean_s": 1.9125240309141317e-05,
+                      "actual_mean_s": 2.421346486251921e-05, "fd_before": 0.19999999999999996,
+                      "fd_after": 0, "fd_before_mean": 0.19999999999999996,
+                      "fd_after_mean": 0.028571428571428564,
+                      "guard": "Eq. 4.11: the slack covers the dynamic part"}}],
+    "counters": "site#0"}
+# The same program with one thread per rank: every loop ran serially, no policy, no chunks.
+SERIAL_SITE = {"site": "jacobi3d-mpi/planes", "schedule": "hybrid,fs=0.8,chunk=1,slack=on",
+               "invocations": 0, "serial_invocations": 7, "empty_invocations": 0,
+               "iterations": 161, "total_s": 0, "last_s": 0, "imbalance_last": 0,
+               "imbalance_mean": 0, "total": []}
+
+
+def _cold(i, total_s, chunks=2):
+    return {"site": f"cold/{i}", "schedule": "dynamic,chunk=1", "invocations": 1,
+            "serial_invocations": 0, "total_s": total_s,
+            "total": [{"thread": 0, "chunks": chunks, "steals": 0}]}
+
+
+def test_loop_summary_keeps_the_busiest_sites_and_the_slack_policy():
+    sites = [_cold(i, 1e-6 * i) for i in range(12)] + [LOOP_SITE]
+    data = mpi.loop_summary({"aloe_version": "x", "sites": sites, "counters": {"a": 1}})
+    assert len(data["sites"]) == mpi.MAX_LOOP_SITES and data["sites_left_out"] == 5
+    planes = data["sites"][0]  # the most total_s first
+    assert planes == {"site": "jacobi3d-mpi/planes", "schedule": "hybrid,fs=0.8,chunk=1,slack=on",
+                      "invocations": 7, "serial_invocations": 0,
+                      "total_s": LOOP_SITE["total_s"], "chunks": 7, "steals": 1,
+                      "slack": {k: LOOP_SITE["policies"][0]["slack"][k]
+                                for k in mpi.SLACK_FIELDS}}
+    assert [s["site"] for s in data["sites"][1:]] == [f"cold/{i}" for i in range(11, 4, -1)]
+    assert "slack" not in data["sites"][1] and "total" not in data["sites"][1]
+    # a site whose chain has only adaptive's link has no slack entry
+    adaptive = LOOP_SITE | {"policies": [{"name": "adaptive", "state": "converged"}]}
+    assert "slack" not in mpi.loop_summary({"sites": [adaptive]})["sites"][0]
+    assert "sites_left_out" not in mpi.loop_summary({"sites": [LOOP_SITE]})
+
+
+def test_loop_totals_weight_the_slack_sites_and_spread_dequeues_over_the_steps():
+    other = LOOP_SITE | {"site": "jacobi3d-mpi/boundary", "total": [{"chunks": 14, "steals": 7}],
+                         "policies": [{"name": "slack", "slack": LOOP_SITE["policies"][0]["slack"]
+                                       | {"planned": 21, "lowered": 0, "fd_before_mean": 0.6,
+                                          "fd_after_mean": 0.6, "predicted_mean_s": 0.0,
+                                          "actual_mean_s": 1e-6}}]}
+    t = mpi.loop_totals(mpi.loop_summary({"sites": [LOOP_SITE, other, _cold(0, 0, 7)]}))
+    assert t["dequeues_per_step"] == pytest.approx((7 + 14 + 7) / 7)  # the most invocations: 7
+    assert t["steals_per_step"] == pytest.approx(8 / 7)
+    assert (t["slack_lowered"], t["slack_planned"]) == (6, 28)
+    assert t["fd_before"] == pytest.approx((7 * 0.2 + 21 * 0.6) / 28)
+    assert t["fd_after"] == pytest.approx((7 * 0.028571428571428564 + 21 * 0.6) / 28)
+    assert t["slack_predicted_s"] == pytest.approx(7 * 1.9125240309141317e-05 / 28)
+    # one recorded site alone: its own means
+    one = mpi.loop_totals(mpi.loop_summary({"sites": [LOOP_SITE]}))
+    assert one["fd_before"] == pytest.approx(0.2) and one["fd_after"] < 0.03
+    assert one["dequeues_per_step"] == 1.0
+    # serial loops (one thread per rank): no dequeues, no policy
+    serial = mpi.loop_totals(mpi.loop_summary({"sites": [SERIAL_SITE]}))
+    assert serial["dequeues_per_step"] == 0 and serial["fd_before"] is None
+    assert serial["slack_planned"] is None
+    assert mpi.loop_totals(None) == dict.fromkeys(mpi.LOOP_COLUMNS)
+    # a policy that planned nothing yet gives no means
+    unplanned = LOOP_SITE | {"policies": [{"name": "slack", "slack": {"planned": 0, "lowered": 0,
+                                                                       "fd_before_mean": 0.2}}]}
+    u = mpi.loop_totals(mpi.loop_summary({"sites": [unplanned]}))
+    assert u["fd_before"] is None and u["slack_planned"] == 0
+
+
+def test_read_loop_stats_names_missing_and_broken_files(tmp_path):
+    (tmp_path / "loops.0.json").write_text(json.dumps({"sites": [LOOP_SITE]}))
+    (tmp_path / "loops.2.json").write_text("{not json")
+    (tmp_path / "loops.3.json").write_text(json.dumps({"calls": []}))
+    loops, problems = mpi.read_loop_stats(tmp_path, 4)
+    assert loops[0]["sites"][0]["chunks"] == 7 and loops[1:] == [None, None, None]
+    assert len(problems) == 3 and "rank 1 wrote no loop statistics (loops.1.json)" in problems[0]
+    assert "rank 2's loop statistics cannot be read" in problems[1]
+    assert "rank 3's loop statistics have no 'sites' list" in problems[2]
+
+
+def test_loop_columns_in_rows_tables_and_csv(tmp_path):
+    slack = LOOP_SITE["policies"][0]["slack"]
+    waiting = mpi.loop_summary({"sites": [LOOP_SITE]})
+    critical = mpi.loop_summary({"sites": [LOOP_SITE | {
+        "total": [{"chunks": 35, "steals": 0}],
+        "policies": [{"name": "slack", "slack": slack | {"lowered": 0, "fd_after_mean": 0.2,
+                                                         "predicted_mean_s": 0.0,
+                                                         "actual_mean_s": 1.5e-6}}]}]})
+    entries = []
+    for rep, after in ((0, 0.028571428571428564), (1, 0.05)):
+        e = _entry("aloe:hybrid,fs=0.8,slack=on", rep=rep)
+        first = json.loads(json.dumps(waiting))
+        first["sites"][0]["slack"]["fd_after_mean"] = after
+        e["mpi"]["loops"] = [first, critical]
+        entries.append(e)
+    plain = _entry("aloe:hybrid,fs=0.8")
+    plain["mpi"]["loops"] = [{"sites": [{"site": "p", "invocations": 7, "chunks": 35}]}, None]
+    rows = mpi.rank_rows(entries + [plain, _entry("libgomp:static")])
+    r0, r1, p0, p1, g0 = rows[0], rows[1], rows[2], rows[3], rows[4]
+    assert r0["fd_after"] == pytest.approx((0.028571428571428564 + 0.05) / 2)  # median of 2
+    assert r0["fd_before"] == pytest.approx(0.2) and r1["fd_after"] == pytest.approx(0.2)
+    assert (r0["slack_lowered"], r0["slack_planned"], r1["slack_lowered"]) == (6, 7, 0)
+    assert r0["dequeues_per_step"] == 1.0 and r1["dequeues_per_step"] == 5.0
+    assert p0["dequeues_per_step"] == 5.0 and p0["fd_before"] is None
+    assert p1["dequeues_per_step"] is None and g0["dequeues_per_step"] is None
+    (title, header, body), = mpi.tables(rows)
+    assert header[-4:] == ["fd before → after", "lowered/planned", "dequeues/step",
+                           "slack pred / actual (µs)"]
+    assert body[0][-4:] == ["0.200 → 0.039", "6/7", "1", "19.13 / 24.21"]
+    assert body[1][-4:] == ["0.200 → 0.200", "0/7", "5", "0 / 1.5"]
+    assert body[2][-4:] == ["–", "–", "5", "–"]
+    assert body[3][-4:] == ["–"] * 4 and body[4][-4:] == ["–"] * 4
+    assert header[:12] == ["run", "rank", "compute (s)", "wait (s)", "in MPI (s)", "slack (s)",
+                           "comm (s)", "imbalance", "last err", "median err", "type err",
+                           "naive err"]  # the old columns stay where they were
+    md = "\n".join(mpi.markdown(rows, entries))
+    assert "| aloe:hybrid,fs=0.8,slack=on | 0 |" in md and "| 0.200 → 0.039 | 6/7 | 1 |" in md
+    mpi.write_csv(tmp_path / "mpi.csv", rows)
+    lines = (tmp_path / "mpi.csv").read_text().splitlines()
+    assert lines[0].endswith(",fd_before,fd_after,slack_lowered,slack_planned,dequeues_per_step,"
+                             "steals_per_step,slack_predicted_s,slack_actual_s")
+    assert lines[1].split(",")[-8:-4] == ["0.2", "0.0392857", "6", "7"]
+    page = "\n".join(report._mpi(rows, entries, []))
+    assert "<th>fd before → after</th>" in page and "<td>0.200 → 0.039</td>" in page
 
 
 # --- bench against the fakes -------------------------------------------------------------
@@ -391,6 +533,94 @@ def test_bench_writes_slack_tables_csv_and_rank_histograms(mpi_results):
     assert "<h2>MPI</h2>" in page and "step times per rank" in page and "mpi.csv" in page
 
 
+SLACK_MATRIX = """
+description = "slack runs"
+reps = 2
+threads = [2]
+ranks = [2]
+noise = ["none"]
+runs = ["aloe:static", "aloe:hybrid,fs=0.8", "aloe:hybrid,fs=0.8,slack=on",
+        "aloe:staggered,fs=0.8,slack=on", "aloe:adaptive", "aloe:adaptive,slack=off",
+        "libgomp:static"]
+[workloads.heavy]
+program = "jacobi3d-mpi"
+args = "--n 32 --steps 6 --warmup 1 --heavy-rank 1:1.3"
+"""
+
+
+@pytest.fixture(scope="module")
+def slack_results(tmp_path_factory):
+    root = tmp_path_factory.mktemp("slack")
+    status, out = _bench(root, matrix=SLACK_MATRIX)
+    return status, out, root
+
+
+def test_bench_keeps_each_aloe_ranks_loop_statistics(slack_results):
+    status, out, root = slack_results
+    assert status == 0, (out / "problems.txt").read_text()
+    timed = [e for e in _entries(out) if e["role"] == "timed"]
+    for e in timed:
+        exported = "ALOE_STATS=<scratch>/loops.%r.json" in e["mpi"]["argv"]
+        assert exported == (e["runtime"] == "aloe"), e["command"]
+        assert ("loops" in e["mpi"]) == (e["runtime"] == "aloe")
+    slack = next(e for e in timed if e["schedule"] == "hybrid,fs=0.8,slack=on")
+    assert slack["mpi"]["loops_pattern"] == "loops.%r.json"
+    rank0 = slack["mpi"]["loops"][0]["sites"]
+    assert [s["site"] for s in rank0] == ["jacobi3d-mpi/planes", "jacobi3d-mpi/init"]
+    assert rank0[0]["slack"]["lowered"] == 6 and rank0[0]["chunks"] == 20 + 6 * 5
+    assert set(rank0[0]) == {"site", "schedule", "invocations", "serial_invocations", "total_s",
+                             "chunks", "steals", "slack"}  # compact: no per-thread rows
+    serial = [e for e in _entries(out) if e["role"] != "timed" and e.get("mpi")]
+    assert serial and all("loops" not in e["mpi"] for e in serial)
+
+
+def test_ranks_with_slack_lower_fd_and_dequeue_less(slack_results):
+    status, out, root = slack_results
+    rows = {(r["run"], r["rank"]): r for r in mpi.rank_rows(_entries(out))}
+    for run in ("aloe:hybrid,fs=0.8,slack=on", "aloe:staggered,fs=0.8,slack=on"):
+        waits, heavy = rows[run, 0], rows[run, 1]  # rank 0 waits for heavy rank 1
+        assert waits["fd_after"] < waits["fd_before"] == pytest.approx(0.2)
+        assert heavy["fd_after"] == heavy["fd_before"] == pytest.approx(0.2)
+        assert (waits["slack_lowered"], waits["slack_planned"], heavy["slack_lowered"]) == (6, 7, 0)
+        assert waits["dequeues_per_step"] < rows["aloe:hybrid,fs=0.8", 0]["dequeues_per_step"]
+        assert heavy["dequeues_per_step"] == rows["aloe:hybrid,fs=0.8", 1]["dequeues_per_step"]
+        assert waits["slack_actual_s"] > 0 and waits["slack_predicted_s"] > 0
+    assert rows["aloe:adaptive", 0]["fd_after"] < rows["aloe:adaptive", 0]["fd_before"]
+    for run in ("aloe:hybrid,fs=0.8", "aloe:adaptive,slack=off", "aloe:static"):
+        assert rows[run, 0]["fd_before"] is None and rows[run, 0]["slack_planned"] is None
+    assert rows["aloe:static", 0]["dequeues_per_step"] == pytest.approx(5 / 7)  # init's only
+    assert rows["libgomp:static", 0]["dequeues_per_step"] is None
+    section = (out / "summary.md").read_text().split("## MPI", 1)[1]
+    line = next(x for x in section.splitlines()
+                if x.startswith("| aloe:hybrid,fs=0.8,slack=on | 0 |"))
+    r0 = rows["aloe:hybrid,fs=0.8,slack=on", 0]
+    assert line.endswith(f"| 0.200 → 0.071 | 6/7 | 7.857 | {r0['slack_predicted_s'] * 1e6:.4g}"
+                         f" / {r0['slack_actual_s'] * 1e6:.4g} |")
+    assert next(x for x in section.splitlines()
+                if x.startswith("| libgomp:static | 0 |")).endswith("| – | – | – | – |")
+    assert "fd_before" in (out / "mpi.csv").read_text().splitlines()[0]
+    assert "<th>dequeues/step</th>" in (out / "report.html").read_text()
+
+
+def test_single_thread_ranks_run_their_loops_serially(mpi_results):
+    status, out, root = mpi_results
+    rows = [r for r in mpi.rank_rows(_entries(out)) if r["run"].startswith("aloe:")]
+    assert rows and all(r["dequeues_per_step"] == 0 and r["fd_before"] is None for r in rows)
+
+
+def test_missing_loop_statistics_are_a_problem_but_the_times_count(tmp_path):
+    status, out = _bench(tmp_path, "--quick", "--workloads", "heavy",
+                         env={"FAKE_NO_LOOP_STATS_RANK": "0"})
+    assert status == 1
+    problems = (out / "problems.txt").read_text().splitlines()
+    assert len(problems) == 1 and "rank 0 wrote no loop statistics (loops.0.json)" in problems[0]
+    assert "per-rank statistics incomplete" in problems[0]
+    timed = [e for e in _entries(out) if e["role"] == "timed"]
+    assert all(e["valid"] for e in timed)
+    aloe = [e for e in timed if e["runtime"] == "aloe"]
+    assert all(e["mpi"]["loops"][0] is None and e["mpi"]["loops"][1] for e in aloe)
+
+
 def test_rejected_schedule_fails_visibly(tmp_path):
     status, out = _bench(tmp_path, "--quick", "--workloads", "heavy",
                          env={"FAKE_APP_FAIL": "aloe:adaptive,slack=off"})
@@ -434,9 +664,15 @@ def test_without_libaloe_mpi_runs_go_on_without_slack(tmp_path, capsys):
     assert "libaloe-mpi.so is not built" in capsys.readouterr().err
     timed = [e for e in _entries(out) if e["role"] == "timed"]
     assert all(e["mpi"]["stats_requested"] and "stats" not in e["mpi"] for e in timed)
-    assert all("-x" not in e["mpi"]["argv"] for e in timed)
+    assert all(not any(w.startswith(("LD_PRELOAD=", "ALOE_MPI_STATS=")) for w in e["mpi"]["argv"])
+               for e in timed)
+    # aloe's loop statistics need no libaloe-mpi: still kept, with no slack policy
+    aloe = [e for e in timed if e["runtime"] == "aloe"]
+    assert aloe and all("ALOE_STATS=<scratch>/loops.%r.json" in e["mpi"]["argv"] for e in aloe)
+    assert all(len(e["mpi"]["loops"]) == 2 for e in aloe)
     rows = mpi.rank_rows(_entries(out))
     assert rows and all(r["mpi_s"] is None and r["compute_s"] for r in rows)
+    assert all(r["fd_before"] is None and r["slack_planned"] is None for r in rows)
     assert "libaloe-mpi.so is not built" in (out / "summary.md").read_text()
 
 

@@ -4,6 +4,7 @@ An MPI workload (matrix.MPI_WORKLOADS, e.g. jacobi3d-mpi) runs as
 
   mpirun -np R [--oversubscribe] --map-by … --bind-to core|core:overload-allowed|none
          [--allow-run-as-root] [-x LD_PRELOAD=<lib>/libaloe-mpi.so -x ALOE_MPI_STATS=<scratch>/mpi.%r.json]
+         [-x ALOE_STATS=<scratch>/loops.%r.json]     (timed aloe runs)
          <apps>/aloe-app-jacobi3d-mpi <workload flags> --runtime … --threads T
          --bind close|none --json <scratch>/record.json <noise flags>
 
@@ -27,6 +28,19 @@ rank to arrive) and communication cost (libaloe-mpi, when it measures them), and
 predictor (last, median, type, naive) its mean error, weighted by predictions (error_of_slack,
 and error_of_interval), each the median over the repetitions. Fields a library or program
 does not write are left empty, never guessed.
+
+Loop statistics (the slack policy's evidence, docs/mpi.md): timed aloe runs (runtime aloe)
+also export ALOE_STATS=<scratch>/loops.%r.json, and each rank's file is kept in the entry's
+`mpi.loops` as loop_summary() trims it: per loop site (the MAX_LOOP_SITES with the most
+total_s) its name, schedule, invocations, total_s, chunks and steals summed over the threads'
+totals (chunks = dequeues), and, where the site has a `slack` policy, its call, planned,
+lowered, fd_before_mean, fd_after_mean, predicted_mean_s, actual_mean_s and guard.
+rank_rows() adds per rank: the dynamic fraction before → after the slack policy and the
+predicted and actual slack per invocation (means over the slack sites, weighted by their
+planned invocations), lowered and planned invocations (summed), and dequeues (and steals) per
+step: Σ chunks over the sites / the most invocations of one site, serial ones included (the
+per-step loops run the most; a loop that ran once spreads over the steps). With one thread per
+rank every loop runs serially: no chunks, and no slack policy acts.
 """
 from __future__ import annotations
 
@@ -45,9 +59,14 @@ STATS_PATTERN = "mpi.%r.json"      # ALOE_MPI_STATS in a run's scratch folder (%
 RECORD_FILE = "record.json"        # rank 0's --json
 MAX_STATS_ROWS = 40                # call rows kept per rank in runs.jsonl (the rest summed)
 MPI_LIBRARY = "libaloe-mpi.so"
+LOOP_STATS_PATTERN = "loops.%r.json"  # ALOE_STATS of aloe runs in a run's scratch folder
+MAX_LOOP_SITES = 8                 # loop sites kept per rank in runs.jsonl (most total_s first)
+LOOP_COLUMNS = ["fd_before", "fd_after", "slack_lowered", "slack_planned", "dequeues_per_step",
+                "steals_per_step", "slack_predicted_s", "slack_actual_s"]
 RANK_COLUMNS = (["workload", "noise", "threads", "ranks", "run", "rank", "reps", "steps",
                  "compute_s", "wait_s", "mpi_s", "slack_s", "comm_s", "calls"]
-                + [f"{p}_error_{k}" for p in PREDICTORS for k in ("slack", "interval")])
+                + [f"{p}_error_{k}" for p in PREDICTORS for k in ("slack", "interval")]
+                + LOOP_COLUMNS)
 
 
 def available_cpus() -> int:
@@ -130,6 +149,11 @@ def display_argv(argv: list[str], scratch: Path) -> list[str]:
 def stats_env(library: str, scratch: Path) -> dict[str, str]:
     """LD_PRELOAD of libaloe-mpi and ALOE_MPI_STATS=<scratch>/mpi.%r.json."""
     return {"LD_PRELOAD": str(library), "ALOE_MPI_STATS": str(Path(scratch) / STATS_PATTERN)}
+
+
+def loop_stats_env(scratch: Path) -> dict[str, str]:
+    """ALOE_STATS=<scratch>/loops.%r.json: each rank's loop sites (aloe expands %r)."""
+    return {"ALOE_STATS": str(Path(scratch) / LOOP_STATS_PATTERN)}
 
 
 def stats_library(apps_dir: Path) -> Path:
@@ -222,6 +246,92 @@ def _num(x) -> float:
     return float(x) if _is_num(x) else 0.0
 
 
+# --- per-rank loop statistics (ALOE_STATS) -----------------------------------------------
+
+SLACK_FIELDS = ("call", "planned", "lowered", "fd_before_mean", "fd_after_mean",
+                "predicted_mean_s", "actual_mean_s", "guard")
+
+
+def read_loop_stats(scratch: Path, ranks: int) -> tuple[list[dict | None], list[str]]:
+    """Each rank's ALOE_STATS file as loop_summary() trims it (None where missing or
+    unreadable) and what went wrong."""
+    out, problems = [], []
+    for r in range(ranks):
+        path = Path(scratch) / LOOP_STATS_PATTERN.replace("%r", str(r))
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            out.append(None)
+            problems.append(f"rank {r} wrote no loop statistics ({path.name})")
+            continue
+        except (OSError, json.JSONDecodeError) as e:
+            out.append(None)
+            problems.append(f"rank {r}'s loop statistics cannot be read: {e}")
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("sites"), list):
+            out.append(None)
+            problems.append(f"rank {r}'s loop statistics have no 'sites' list")
+            continue
+        out.append(loop_summary(data))
+    return out, problems
+
+
+def loop_summary(data: dict) -> dict:
+    """An ALOE_STATS file cut to what the MPI tables need: per site (the MAX_LOOP_SITES with
+    the most total_s) site, schedule, invocations (parallel) and serial_invocations (a loop
+    on one thread, or nested, runs serially: no chunks, no policy), total_s, chunks and
+    steals (summed over the threads' `total`), and `slack` (SLACK_FIELDS) where the site has
+    a slack policy."""
+    sites = [s for s in data.get("sites") or [] if isinstance(s, dict)]
+    sites.sort(key=lambda s: -_num(s.get("total_s")))
+    kept = []
+    for s in sites[:MAX_LOOP_SITES]:
+        threads = [t for t in s.get("total") or [] if isinstance(t, dict)]
+        row = {"site": s.get("site"), "schedule": s.get("schedule"),
+               "invocations": s.get("invocations"),
+               "serial_invocations": s.get("serial_invocations"), "total_s": s.get("total_s"),
+               "chunks": sum(int(t["chunks"]) for t in threads if _is_num(t.get("chunks"))),
+               "steals": sum(int(t["steals"]) for t in threads if _is_num(t.get("steals")))}
+        slack = next((p.get("slack") for p in s.get("policies") or []
+                      if isinstance(p, dict) and p.get("name") == "slack"
+                      and isinstance(p.get("slack"), dict)), None)
+        if slack is not None:
+            row["slack"] = {k: slack.get(k) for k in SLACK_FIELDS}
+        kept.append(row)
+    out = {"sites": kept}
+    if len(sites) > len(kept):
+        out["sites_left_out"] = len(sites) - len(kept)
+    return out
+
+
+def loop_totals(loops: dict | None) -> dict:
+    """One rank's loop summary as the LOOP_COLUMNS (None where not measured): the slack
+    sites' fd before/after and predicted/actual slack per invocation weighted by their
+    planned invocations, lowered and planned summed; Σ chunks (steals) over the sites / the
+    most invocations (parallel and serial) of one site."""
+    out = dict.fromkeys(LOOP_COLUMNS)
+    if not isinstance(loops, dict):
+        return out
+    sites = [s for s in loops.get("sites") or [] if isinstance(s, dict)]
+    steps = max((_num(s.get("invocations")) + _num(s.get("serial_invocations"))
+                 for s in sites), default=0)
+    if steps > 0:
+        out["dequeues_per_step"] = sum(_num(s.get("chunks")) for s in sites) / steps
+        out["steals_per_step"] = sum(_num(s.get("steals")) for s in sites) / steps
+    slack = [s["slack"] for s in sites if isinstance(s.get("slack"), dict)]
+    for key, field in (("slack_planned", "planned"), ("slack_lowered", "lowered")):
+        values = [x[field] for x in slack if _is_num(x.get(field))]
+        out[key] = sum(values) if values else None
+    for key, field in (("fd_before", "fd_before_mean"), ("fd_after", "fd_after_mean"),
+                       ("slack_predicted_s", "predicted_mean_s"),
+                       ("slack_actual_s", "actual_mean_s")):
+        weighted = [(x["planned"], x[field]) for x in slack
+                    if _is_num(x.get("planned")) and x["planned"] > 0 and _is_num(x.get(field))]
+        total = sum(n for n, _ in weighted)
+        out[key] = sum(n * v for n, v in weighted) / total if total else None
+    return out
+
+
 # --- record checks -----------------------------------------------------------------------
 
 def record_errors(record: dict, ranks: int) -> list[str]:
@@ -274,7 +384,9 @@ def _rank_rep(e: dict, r: int) -> dict:
         values = [v for v in mine.get(key) or [] if _is_num(v)]
         out[key] = sum(values) if values else None
     stats = (e["mpi"].get("stats") or [])
-    return out | rank_totals(stats[r] if r < len(stats) else None)
+    loops = (e["mpi"].get("loops") or [])
+    return (out | rank_totals(stats[r] if r < len(stats) else None)
+            | loop_totals(loops[r] if r < len(loops) else None))
 
 
 def _median(values: list) -> float | None:
@@ -293,14 +405,24 @@ INTRO = ("Per MPI configuration and rank, medians over the repetitions: compute 
          "out); the predictors' columns are the mean "
          "relative error of each slack predictor, of the slack / of the interval, weighted by "
          "its predictions. `–`: not measured (no statistics, or a library without that field). "
-         "Imbalance: the slowest rank's compute over the mean rank's.")
+         "Imbalance: the slowest rank's compute over the mean rank's. "
+         "The loop columns (aloe runs; aloe's ALOE_STATS per rank) show the slack policy "
+         "(docs/mpi.md) at work: the dynamic fraction the schedule chose → the one that ran "
+         "(means over the invocations), invocations lowered / planned, dequeues per step "
+         "(chunks taken, over the most invocations of one loop site) and the slack predicted "
+         "/ actually found per invocation (the loop's share, µs); a rank with slack should "
+         "show a lower fraction and fewer dequeues with no loss in step time (the "
+         "step-time tables). `–` there: no slack policy (a schedule without `slack=on`, or "
+         "`adaptive,slack=off`) or not an aloe run.")
 
 
 def tables(rows: list[dict]) -> list[tuple[str, list[str], list[list[str]]]]:
     """One table per (workload, noise, threads): a line per run and rank."""
     out = []
-    header = ["run", "rank", "compute (s)", "wait (s)", "in MPI (s)", "slack (s)", "comm (s)",
-              "imbalance"] + [f"{p} err" for p in PREDICTORS]
+    header = (["run", "rank", "compute (s)", "wait (s)", "in MPI (s)", "slack (s)", "comm (s)",
+               "imbalance"] + [f"{p} err" for p in PREDICTORS]
+              + ["fd before → after", "lowered/planned", "dequeues/step",
+                 "slack pred / actual (µs)"])
     for key in dict.fromkeys((r["workload"], r["noise"], r["threads"]) for r in rows):
         mine = [r for r in rows if (r["workload"], r["noise"], r["threads"]) == key]
         body = []
@@ -312,11 +434,24 @@ def tables(rows: list[dict]) -> list[tuple[str, list[str], list[list[str]]]]:
                              _fmt(r["wait_s"], "{:.4g}"), _fmt(r["mpi_s"], "{:.4g}"),
                              _fmt(r["slack_s"], "{:.4g}"), _fmt(r["comm_s"], "{:.4g}"),
                              _fmt(imbalance, "{:.3f}") if r["rank"] == 0 else ""]
-                            + [_errors(r, p) for p in PREDICTORS])
+                            + [_errors(r, p) for p in PREDICTORS] + loop_cells(r))
         ranks = mine[0]["ranks"]
         out.append((f"{key[0]}, noise {key[1]}, {ranks} rank{'s' * (ranks != 1)} × {key[2]} "
                     f"thread{'s' * (key[2] != 1)}", header, body))
     return out
+
+
+def loop_cells(row: dict) -> list[str]:
+    """The table's loop columns of one rank's row (`–` where not measured)."""
+    fd = ("–" if row["fd_before"] is None and row["fd_after"] is None else
+          f"{_fmt(row['fd_before'], '{:.3f}')} → {_fmt(row['fd_after'], '{:.3f}')}")
+    lowered = ("–" if row["slack_planned"] is None else
+               f"{_fmt(row['slack_lowered'], '{:.0f}')}/{row['slack_planned']:.0f}")
+    pred, actual = row["slack_predicted_s"], row["slack_actual_s"]
+    slack = ("–" if pred is None and actual is None else
+             f"{_fmt(None if pred is None else pred * 1e6, '{:.4g}')} / "
+             f"{_fmt(None if actual is None else actual * 1e6, '{:.4g}')}")
+    return [fd, lowered, _fmt(row["dequeues_per_step"], "{:.4g}"), slack]
 
 
 def _imbalance(values: list) -> float | None:

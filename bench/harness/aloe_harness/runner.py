@@ -21,8 +21,9 @@ plain libgomp. Every run's OMP_SCHEDULE is the one it names (matrix.Run.env) or 
 An MPI workload (one rank count of an MPI program, matrix.py) runs every one of its runs,
 serial reference and calibration included, under `mpirun -np R` (mpi.py builds it) in a
 scratch folder of its own, rank 0's record read from a file there; timed runs also preload
-libaloe-mpi when the matrix asks for statistics. Its entries carry `ranks` and `mpi` (the
-launch, and each rank's statistics).
+libaloe-mpi when the matrix asks for statistics, and timed aloe runs then also write each
+rank's loop statistics (ALOE_STATS). Its entries carry `ranks` and `mpi` (the launch, each
+rank's MPI statistics and, for aloe runs, its loop sites' summary).
 """
 from __future__ import annotations
 
@@ -415,8 +416,11 @@ class Runner:
         app[app.index("--json") + 1] = str(scratch / mpi.RECORD_FILE)
         app += ["--bind", launch.app_bind]
         mpirun = str(Path(self.mpirun).resolve()) if "/" in self.mpirun else self.mpirun
-        argv = mpi.command(mpirun, launch, app,
-                           mpi.stats_env(self.mpi_library.resolve(), scratch) if stats else None)
+        # timed aloe runs: each rank's loop sites too (the slack policy's fractions, dequeues)
+        loops = role == "timed" and self.mpi.stats and c.run.runtime == "aloe"
+        env = mpi.stats_env(self.mpi_library.resolve(), scratch) if stats else {}
+        env |= mpi.loop_stats_env(scratch) if loops else {}
+        argv = mpi.command(mpirun, launch, app, env)
         started = time.monotonic()
         status, stdout, stderr = _run_group(argv, self.timeout_s, run_environment(c.run),
                                             scratch)
@@ -436,6 +440,10 @@ class Runner:
         if stats:
             info["stats"], warnings = mpi.read_stats(scratch, c.workload.ranks)
             info["stats_pattern"] = mpi.STATS_PATTERN
+        if loops:
+            info["loops"], loop_warnings = mpi.read_loop_stats(scratch, c.workload.ranks)
+            info["loops_pattern"] = mpi.LOOP_STATS_PATTERN
+            warnings += loop_warnings
         entry = self._log(role, c, noise_flags, rep, what,
                           "".join(f"{k}={shlex.quote(v)} " for k, v in c.run.env.items())
                           + shlex.join(shown),
@@ -445,7 +453,7 @@ class Runner:
         if warnings and not errors and c.workload.name not in self._warned:
             self._warned.add(c.workload.name)
             self._problem(f"{c.workload.name} {c.regime.name} {c.run.label} t={c.threads} "
-                          f"{what}: MPI statistics incomplete: {'; '.join(warnings)} (the "
+                          f"{what}: per-rank statistics incomplete: {'; '.join(warnings)} (the "
                           "run's times count; later runs of this workload are not reported)")
         if not errors:
             shutil.rmtree(scratch, ignore_errors=True)
