@@ -41,6 +41,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--ranks", default="2,3", help="rank counts, comma-separated (default 2,3)")
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--late", type=int, default=10, help="a one-off late rank every N steps (0: never; default 10)")
+    p.add_argument("--yield-when-idle", action="store_true",
+                   help="OpenMPI's mpi_yield_when_idle: waiting ranks yield their core (ranks > cores)")
     p.add_argument("--out", default=None)
     a = p.parse_args(argv)
     try:
@@ -52,18 +55,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return a
 
 
-def mpirun_prefix(ranks: int) -> list[str]:
+def mpirun_prefix(ranks: int, yield_when_idle: bool = False) -> list[str]:
     cmd = [shutil.which("mpirun") or "mpirun", "-np", str(ranks), "--oversubscribe"]
+    if yield_when_idle:
+        cmd += ["--mca", "mpi_yield_when_idle", "1"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     return cmd
 
 
-def one_run(binary: Path, library: Path, ranks: int, steps: int, calibration: str, scratch: Path) -> dict:
+def one_run(binary: Path, library: Path, ranks: int, a: argparse.Namespace, calibration: str, scratch: Path) -> dict:
+    steps = a.steps
     scratch.mkdir(parents=True, exist_ok=True)
-    cmd = mpirun_prefix(ranks) + ["-x", f"LD_PRELOAD={library}", "-x", "ALOE_MPI_STATS=stats.%r.json",
+    cmd = mpirun_prefix(ranks, a.yield_when_idle) + ["-x", f"LD_PRELOAD={library}", "-x", "ALOE_MPI_STATS=stats.%r.json",
                                   "-x", f"ALOE_MPI_CALIBRATION={calibration}",
-                                  str(binary), "--steps", str(steps), "--json", "expected.json"]
+                                  str(binary), "--steps", str(steps), "--late", str(a.late), "--json", "expected.json"]
     proc = subprocess.run(cmd, cwd=scratch, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"known_slack failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
@@ -104,12 +110,13 @@ def main(argv: list[str]) -> int:
             for ranks in a.rank_counts:
                 order = ("on", "off") if rep % 2 == 0 else ("off", "on")
                 for calibration in order:
-                    r = one_run(binary, library, ranks, a.steps, calibration, Path(tmp) / f"{rep}-{ranks}-{calibration}")
+                    r = one_run(binary, library, ranks, a, calibration, Path(tmp) / f"{rep}-{ranks}-{calibration}")
                     r["rep"] = rep
                     runs.append(r)
                     log.write(json.dumps(r) + "\n")
     summary = summarise(runs)
-    result = {"steps": a.steps, "reps": a.reps, "machine_line": machine_line(machine), "rows": summary}
+    result = {"steps": a.steps, "reps": a.reps, "late": a.late, "yield_when_idle": a.yield_when_idle,
+              "machine_line": machine_line(machine), "rows": summary}
     (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
     (out / "result.md").write_text(report(result) + "\n")
     print(report(result))
@@ -144,8 +151,9 @@ def report(result: dict) -> str:
     def pct(x):
         return "–" if x is None or x < 0 else f"{100 * x:.1f}%"
 
-    lines = [f"# libaloe-mpi slack on a program with known imbalance ({result['steps']} steps, "
-             f"median of {result['reps']} runs)", "",
+    late = f"a one-off late rank every {result['late']} steps" if result["late"] else "no one-off late steps"
+    lines = [f"# libaloe-mpi slack on a program with known imbalance ({result['steps']} steps, {late}, "
+             f"median of {result['reps']} runs" + (", MPI yields when idle" if result["yield_when_idle"] else "") + ")", "",
              f"Command: see command.txt. Machine: {result['machine_line']}; details in machine.json.", "",
              "Slack at the program's MPI_Allreduce, summed over the steps, against max_j d_j − d_r summed "
              "(the delays the program spun); cost: what libaloe-mpi counted as the call's communication per "

@@ -123,7 +123,7 @@ void after_init() noexcept {
                      " ms: naive slack " + std::to_string(c.naive_s * 1e6) + " us, Allreduce latency " +
                      std::to_string(c.cost.line(cost_class::reduction).latency_s * 1e6) + " us"
                : "libaloe-mpi: no calibration (ALOE_MPI_CALIBRATION=off on some rank)",
-         c.ran ? "" : "slack is the whole time inside each call; the naive prediction is 0"});
+         c.ran ? "" : "the whole time inside each call as its slack, and 0 as the naive prediction"});
 }
 
 void before_finalize() noexcept { write_statistics(); }
