@@ -34,11 +34,13 @@ recorded call_table::record(std::size_t index, mpi_call call, const invocation& 
         s.predictor = slack_predictor(naive_s);
         s.seeded = true;
     }
-    s.least_inside_s = std::min(s.least_inside_s, inv.inside_s);
-    const double slack = slack_of(inv.inside_s, inv.model_cost_s, s.least_inside_s);
     ++s.calls;
     s.inside_s += inv.inside_s;
     s.max_s = std::max(s.max_s, inv.inside_s);
+    // MPI_Init and MPI_Finalize wait for no rank's work: timed, never slack, never predicted.
+    if (cost_class_of(call) == cost_class::none) return {0, 0};
+    s.least_inside_s = std::min(s.least_inside_s, inv.inside_s);
+    const double slack = slack_of(inv.inside_s, inv.model_cost_s, s.least_inside_s);
     s.slack_s += slack;
     s.cost_s += inv.inside_s - slack;
     {

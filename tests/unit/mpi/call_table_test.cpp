@@ -101,6 +101,17 @@ TEST(MpiCallTable, ScoresEachPredictorBeforeItLearnsOnARecordedTrace) {
     EXPECT_EQ(types[0].second.predictions, 5u);
 }
 
+TEST(MpiCallTable, MpiInitIsTimedButNeverSlack) {
+    auto t = std::make_unique<call_table>();
+    EXPECT_EQ(record(*t, mpi_call::Init, 0x6000, 1, 0.25).slack_s, 0);
+    const call_site_record* r = row_of(t->rows(), mpi_call::Init, 0x6000, 1);
+    ASSERT_NE(r, nullptr);
+    EXPECT_NEAR(r->inside_s, 0.25, 1e-15);
+    EXPECT_EQ(r->slack_s, 0);
+    EXPECT_EQ(r->path_last.predictions, 0u) << "nothing to predict";
+    EXPECT_TRUE(t->type_errors().empty());
+}
+
 TEST(MpiCallTable, PathsPastItsCapacityShareTheCallsOverflowRow) {
     auto t = std::make_unique<call_table>();
     const std::size_t sites = call_table::capacity + 500;
