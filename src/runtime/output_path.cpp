@@ -35,6 +35,9 @@ std::string with_rank(const std::string& path, int rank) {
 }  // namespace
 
 std::string expand_output_path(std::string_view pattern, const process_identity& who) {
+    // Empty is "not asked for": it must stay empty, or every rank of a job would write a
+    // stray `.rank<r>` file (and turn on what the empty setting meant to leave off).
+    if (pattern.empty()) return {};
     std::string out;
     bool names_process = false;
     for (std::size_t i = 0; i < pattern.size(); ++i) {

@@ -43,6 +43,12 @@ endif()
 if(DEFINED STDERR AND NOT err MATCHES "${STDERR}")
   message(FATAL_ERROR "stderr does not match '${STDERR}':\n${err}")
 endif()
+# Nothing but what was asked for: an unset output (no trace, `--summary none`) must not become
+# a `.rank<r>` file on every rank.
+file(GLOB stray ${WORK}/.rank*)
+if(stray)
+  message(FATAL_ERROR "files nobody asked for: ${stray}")
+endif()
 file(GLOB written ${WORK}/stats*.json)
 list(LENGTH written n)
 if(NOT n EQUAL FILES)

@@ -321,6 +321,9 @@ TEST(OutputPath, SeveralRanksGetTheirOwnNameUnlessThePatternNamesThem) {
     EXPECT_EQ(expand_output_path("stats.json", who(42, 0, 1)), "stats.json");   // a job of one
     EXPECT_EQ(expand_output_path("stats.json", who(42, 2, 0)), "stats.json");   // size unknown
     EXPECT_EQ(expand_output_path("-", who(42, 3, 4)), "-");                     // stderr stays stderr
+    // Unset stays unset: an empty setting (no trace, no summary file) must not become a
+    // `.rank3` file on every rank of the job (it did, under `mpirun … aloe run`).
+    EXPECT_EQ(expand_output_path("", who(42, 3, 4)), "");
 }
 
 TEST(OutputPath, RanksOfOneJobNeverShareAName) {
