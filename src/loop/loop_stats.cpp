@@ -260,16 +260,19 @@ void write_threads(std::ostringstream& o, const std::vector<thread_loop_stats>& 
     o << "]";
 }
 
-void write_slack(std::ostringstream& o, const slack_stats& s) {
-    o << ", \"slack\": {\"call\": " << json_string(s.call) << ", \"planned\": " << s.planned
-      << ", \"lowered\": " << s.lowered << ", \"predicted_s\": " << num(s.predicted_last_s)
-      << ", \"actual_s\": " << num(s.actual_last_s) << ", \"predicted_mean_s\": " << num(s.predicted_mean_s)
-      << ", \"actual_mean_s\": " << num(s.actual_mean_s) << ", \"fd_before\": " << num(s.fd_before_last)
-      << ", \"fd_after\": " << num(s.fd_after_last) << ", \"fd_before_mean\": " << num(s.fd_before_mean)
-      << ", \"fd_after_mean\": " << num(s.fd_after_mean) << ", \"guard\": " << json_string(s.guard) << "}";
-}
 
 }  // namespace
+
+std::string format_slack_json(const slack_stats& s) {
+    std::ostringstream o;
+    o << "{\"call\": " << json_string(s.call) << ", \"planned\": " << s.planned << ", \"lowered\": " << s.lowered
+      << ", \"predicted_s\": " << num(s.predicted_last_s) << ", \"actual_s\": " << num(s.actual_last_s)
+      << ", \"predicted_mean_s\": " << num(s.predicted_mean_s) << ", \"actual_mean_s\": " << num(s.actual_mean_s)
+      << ", \"fd_before\": " << num(s.fd_before_last) << ", \"fd_after\": " << num(s.fd_after_last)
+      << ", \"fd_before_mean\": " << num(s.fd_before_mean) << ", \"fd_after_mean\": " << num(s.fd_after_mean)
+      << ", \"guard\": " << json_string(s.guard) << "}";
+    return o.str();
+}
 
 std::string format_tuning_json(const tuning_stats& t) {
     std::ostringstream o;
@@ -311,7 +314,7 @@ std::string format_stats_json(const std::vector<site_stats>& sites) {
                 o << (k ? ", " : "") << "{\"name\": " << json_string(ps.name)
                   << ", \"state\": " << json_string(to_string(ps.state)) << ", \"choice\": " << json_string(ps.choice)
                   << ", \"threads\": " << ps.threads;
-                if (ps.slack) write_slack(o, *ps.slack);
+                if (ps.slack) o << ", \"slack\": " << format_slack_json(*ps.slack);
                 o << "}";
             }
             o << "]";

@@ -97,6 +97,8 @@ void count_empty_loop();
 
 /// One adaptive site's tuner state as a JSON object (also inside format_stats_json).
 std::string format_tuning_json(const tuning_stats& t);
+/// The MPI slack policy's statistics of a site as a JSON object (policies[].slack).
+std::string format_slack_json(const slack_stats& s);
 
 /// JSON for the given snapshots plus every counter.
 std::string format_stats_json(const std::vector<site_stats>& sites);

@@ -115,6 +115,8 @@ process_report gather(std::vector<omp_site*>& regions, std::vector<omp_site*>& l
                     l.tuning_state = to_string(a->tuning->state);
                     l.tuning_json = loop::format_tuning_json(*a->tuning);
                 }
+                for (const policy_status& ps : a->policies)
+                    if (ps.slack) l.slack_json = loop::format_slack_json(*ps.slack);
             }
         }
         p.loops.push_back(std::move(l));

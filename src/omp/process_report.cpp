@@ -190,6 +190,7 @@ std::string format_stats_json(const run_request& run, const std::vector<process_
                 out << ", \"schedule\": " << json_quote(l.schedule) << ", \"iterations\": " << l.iterations
                     << ", \"time_s\": " << json_number(l.time_s) << ", \"imbalance_mean\": " << json_number(l.imbalance_mean);
             if (!l.tuning_json.empty()) out << ", \"tuning\": " << l.tuning_json;
+            if (!l.slack_json.empty()) out << ", \"slack\": " << l.slack_json;
             out << "}";
             comma = true;
         }

@@ -47,6 +47,7 @@ struct loop_report {
     std::string tuning_chosen;   ///< adaptive sites
     std::string tuning_state;
     std::string tuning_json;     ///< the tuner's JSON object; empty for other schedules
+    std::string slack_json;      ///< the MPI slack policy's JSON object (libaloe-mpi loaded); else empty
 
     std::uint64_t calls() const noexcept { return taken + forwarded; }
 };

@@ -3,7 +3,8 @@
 # the exit status (EXIT, default 0; SKIP: the exit status that means "skipped"), that each rank
 # wrote its statistics (FILES, default NP), and per rank the counted calls of each name:
 # EXACT "MPI_Barrier=2;MPI_Init=1" and AT_LEAST "MPI_Wait=3". STATS: another ALOE_MPI_STATS;
-# STDERR: a regular expression the ranks' stderr must match.
+# STDERR: a regular expression the ranks' stderr must match. CONTAINS_GLOB, CONTAINS_REGEX:
+# at least one file of WORK matching the glob, and every such file matching the expression.
 cmake_minimum_required(VERSION 3.20)
 foreach(v MPIEXEC NP PROGRAM WORK)
   if(NOT DEFINED ${v})
@@ -48,6 +49,18 @@ endif()
 file(GLOB stray ${WORK}/.rank*)
 if(stray)
   message(FATAL_ERROR "files nobody asked for: ${stray}")
+endif()
+if(DEFINED CONTAINS_GLOB)
+  file(GLOB matching ${WORK}/${CONTAINS_GLOB})
+  if(NOT matching)
+    message(FATAL_ERROR "no file ${CONTAINS_GLOB} in ${WORK}\n${out}\n${err}")
+  endif()
+  foreach(path ${matching})
+    file(READ ${path} text)
+    if(NOT text MATCHES "${CONTAINS_REGEX}")
+      message(FATAL_ERROR "${path} does not match '${CONTAINS_REGEX}':\n${text}")
+    endif()
+  endforeach()
 endif()
 file(GLOB written ${WORK}/stats*.json)
 list(LENGTH written n)

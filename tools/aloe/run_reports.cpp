@@ -157,6 +157,7 @@ bool parse_process_reports(const std::string& text, std::vector<omp::process_rep
                 l.tuning_state = get_or<std::string>(*t, "state", "");
                 l.tuning_json = t->dump();
             }
+            if (const auto k = j.find("slack"); k != j.end() && k->is_object()) l.slack_json = k->dump();
             owner(j).loops.push_back(std::move(l));
         }
         return true;
