@@ -17,6 +17,7 @@
 #include "run_reports.hpp"
 
 #include "omp/loop_rules.hpp"
+#include "omp/node_sharing.hpp"
 #include "omp/process_report.hpp"
 #include "runtime/config.hpp"
 #include "runtime/output_file.hpp"
@@ -29,10 +30,12 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -444,6 +447,33 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
     return exit_ok;
 }
 
+// Ranks of one node sharing its CPUs unbound make libgomp spin against each other's threads
+// (omp/node_sharing.hpp): their waiting is made passive, unless the user chose it.
+void passive_when_ranks_share_cpus(const run_plan& plan, environment& env) {
+    if (lookup(env, "OMP_WAIT_POLICY") || lookup(env, "GOMP_SPINCOUNT")) return;
+    omp::node_share n;
+    n.local_ranks = omp::local_ranks_from([&](std::string_view name) { return lookup(env, name); });
+    if (n.local_ranks < 2) return;
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    n.allowed_cpus = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : 0;
+    n.online_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    n.threads = plan.request.threads;
+    if (n.threads <= 0) {  // libgomp's default: its first OMP_NUM_THREADS level, else the mask
+        const std::optional<std::string> levels = lookup(env, "OMP_NUM_THREADS");
+        n.threads = levels ? std::atoi(levels->c_str()) : n.allowed_cpus;
+    }
+    if (!omp::ranks_share_cpus_unbound(n)) return;
+    set(env, "OMP_WAIT_POLICY", "passive");
+    // Said once per node: by its first rank (or by each, where no launcher says which is first).
+    for (const char* first : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+        if (const std::optional<std::string> r = lookup(env, first); r && *r != "0") return;
+    std::cerr << "aloe: run: " << n.local_ranks << " ranks of this node with " << n.threads
+              << " threads each share its " << n.allowed_cpus
+              << " CPUs unbound: libgomp's waiting made passive (OMP_WAIT_POLICY=passive; set OMP_WAIT_POLICY or "
+                 "GOMP_SPINCOUNT to choose, or bind the ranks)\n";
+}
+
 // The program's environment: ours, with the interposer's variables set or replaced.
 std::vector<std::string> child_environment(const run_options& o, const run_plan& plan, environment env,
                                            const std::string& report_dir) {
@@ -466,6 +496,7 @@ std::vector<std::string> child_environment(const run_options& o, const run_plan&
     }
     if (!plan.request.rules_file.empty()) set(env, "ALOE_OMP_RULES", plan.request.rules_file);
     else unset(env, "ALOE_OMP_RULES");
+    passive_when_ranks_share_cpus(plan, env);
     // The processes report into the folder; this command writes the files.
     unset(env, "ALOE_OMP_STATS");
     unset(env, "ALOE_OMP_SUMMARY");
