@@ -60,8 +60,6 @@ struct loop_plan {
     /// Set by a link that is still measuring the schedule it chose (adaptive while probing
     /// or searching): later links leave `run` alone, or they would skew what it measures.
     bool measuring = false;
-    /// The static fraction before a link changed it (the slack link's statistics).
-    double fs_before = -1;
 };
 
 /// One run, as the chain observes it after the join.

@@ -6,6 +6,7 @@
 #include "mpi/slack_board.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/code_address.hpp"
+#include "runtime/plain_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,12 +18,6 @@ namespace aloe::mpi {
 namespace {
 
 constexpr double unprobed_dequeue_s = 60e-9;  // q per dequeue when no adaptive loop probed it
-
-std::string fixed(double x, int digits) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.*f", digits, x);
-    return buffer;
-}
 
 class slack_policy final : public loop::site_policy {
 public:
@@ -74,7 +69,7 @@ public:
             m.dequeue_s = per_dequeue / static_cast<double>(std::max<std::int64_t>(p.run.chunk(), 1));
             after = adapt::slack_adjusted_fraction(m, fd, predicted_);
             stats_.guard = after == 0 && fd > 0 ? "Eq. 4.11: the slack covers the dynamic part"
-                                                : "Eq. 4.11: S = " + fixed(predicted_ * 1e6, 1) + " us";
+                                                : "Eq. 4.11: S = " + runtime::fixed(predicted_ * 1e6, 1) + " us";
             if (after < fd) {
                 p.run = with_dynamic_fraction(p.run, after);
                 ++stats_.lowered;

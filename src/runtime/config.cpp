@@ -197,19 +197,13 @@ parse_result parse_verbose(std::string_view s, config& cfg) {
     return std::nullopt;
 }
 
-parse_result parse_display_env(std::string_view s, config& cfg) {
+// A boolean setting: 1, true or on; 0, false or off (any case).
+template <bool config::*Member>
+parse_result parse_flag(std::string_view s, config& cfg) {
     const std::string v = lower(s);
-    if (v == "1" || v == "true") cfg.display_env = true;
-    else if (v == "0" || v == "false") cfg.display_env = false;
-    else return "is not one of " + join_names({"0", "1", "true", "false"});
-    return std::nullopt;
-}
-
-parse_result parse_mpi_calibration(std::string_view s, config& cfg) {
-    const std::string v = lower(s);
-    if (v == "1" || v == "true" || v == "on") cfg.mpi_calibration = true;
-    else if (v == "0" || v == "false" || v == "off") cfg.mpi_calibration = false;
-    else return "is not one of " + join_names({"on", "off", "1", "0", "true", "false"});
+    if (v == "1" || v == "true" || v == "on") cfg.*Member = true;
+    else if (v == "0" || v == "false" || v == "off") cfg.*Member = false;
+    else return "is not one of " + join_names({"0", "1", "true", "false", "on", "off"});
     return std::nullopt;
 }
 
@@ -307,9 +301,9 @@ constexpr std::array settings_table{
                  "all, none, or a comma list of runtime, topology, config, loop, caps, omp, mpi",
                  "Report categories whose info messages are printed (warnings always are).",
                  setting_source::aloe_environment, parse_verbose, print_verbose},
-    setting_spec{"ALOE_DISPLAY_ENV", "W109", "boolean", "false", "0, 1, true, false",
+    setting_spec{"ALOE_DISPLAY_ENV", "W109", "boolean", "false", "0, 1, true, false, on, off",
                  "Print the effective settings and their sources to stderr at start-up.",
-                 setting_source::aloe_environment, parse_display_env, print_display_env},
+                 setting_source::aloe_environment, parse_flag<&config::display_env>, print_display_env},
     setting_spec{"ALOE_OMP_RULES", "W110", "path", "(none)", "file path",
                  "GOMP interposer (aloe run --rules): a file of 'site schedule' lines choosing "
                  "the schedule per OpenMP loop site.",
@@ -345,11 +339,11 @@ constexpr std::array settings_table{
                  "libaloe-mpi: write each rank's MPI calls (time inside, per call and call site) as "
                  "JSON when MPI is finalised, or at exit.",
                  setting_source::aloe_environment, parse_text<&config::mpi_stats_file>, print_text<&config::mpi_stats_file>},
-    setting_spec{"ALOE_MPI_CALIBRATION", "W119", "boolean", "on", "on, off, 1, 0, true, false",
+    setting_spec{"ALOE_MPI_CALIBRATION", "W119", "boolean", "on", "0, 1, true, false, on, off",
                  "libaloe-mpi: time a few hundred small collectives at MPI_Init (the communication "
                  "cost that slack is measured beyond, and the naive slack prediction); off on any "
                  "rank turns it off on all.",
-                 setting_source::aloe_environment, parse_mpi_calibration, print_mpi_calibration},
+                 setting_source::aloe_environment, parse_flag<&config::mpi_calibration>, print_mpi_calibration},
 };
 
 thread_local bool loading_on_this_thread = false;

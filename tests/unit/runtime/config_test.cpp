@@ -288,6 +288,18 @@ TEST(RuntimeConfig, DisplayEnvBooleans) {
     }
 }
 
+TEST(RuntimeConfig, BooleanSettingsShareOneSpelling) {
+    report_capture capture;
+    EXPECT_TRUE(load({{"ALOE_DISPLAY_ENV", "On"}}).display_env);
+    EXPECT_TRUE(load({}).mpi_calibration);
+    EXPECT_FALSE(load({{"ALOE_MPI_CALIBRATION", "off"}}).mpi_calibration);
+    EXPECT_FALSE(load({{"ALOE_MPI_CALIBRATION", "0"}}).mpi_calibration);
+    EXPECT_TRUE(load({{"ALOE_MPI_CALIBRATION", "TRUE"}}).mpi_calibration);
+    EXPECT_TRUE(capture.lines().empty());
+    const config cfg = expect_one_warning("ALOE_MPI_CALIBRATION", "maybe", "W119", "on");
+    EXPECT_TRUE(cfg.mpi_calibration);
+}
+
 TEST(RuntimeConfig, EachBadValueIsReportedOnceAcrossLoads) {
     report_capture capture;
     (void)load({{"ALOE_WAIT_POLICY", "sometimes"}});
