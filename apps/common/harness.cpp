@@ -1,8 +1,10 @@
 #include "harness.hpp"
 
 #include "json_writer.hpp"
+#include "runtime/config.hpp"
 #include "runtime/json_text.hpp"
 #include "runtime/output_file.hpp"
+#include "runtime/output_path.hpp"
 #include "process_setup.hpp"
 
 #include <algorithm>
@@ -204,6 +206,12 @@ void harness::start() {
     timeline_ = flags_.present("--timeline", "record each thread's busy time per loop");
     const std::string check = flags_.text("--check", "quick", "quick or full (also a whole serial re-run)");
     json_path_ = flags_.text("--json", "", "write the record as JSON to this file, or - for stdout");
+    const std::string costs_pattern = flags_.text(
+        "--record-costs", "",
+        "write each loop site's mean time per iteration over the timed steps to this JSON file "
+        "(aloe-iteration-costs/1, the input of `aloe sim`): each iteration is timed around the body on the thread "
+        "that runs it, so with more than one thread the costs include contention; %r, %p, %h name the process, and "
+        "in a job of several ranks each rank writes its own file (costs.rank1.json)");
     corrupt_ = flags_.present("--corrupt-result", "tests only: spoil one value so the check must fail");
 
     if (flags_.help_requested()) {
@@ -222,6 +230,8 @@ void harness::start() {
     if (warmup_ < 0) throw usage_error("--warmup must not be negative");
     if (check != "quick" && check != "full") throw usage_error("--check '" + check + "': expected quick or full");
     full_check_ = check == "full";
+    if (costs_pattern == "-") throw usage_error("--record-costs needs a file name, not - (stdout is the record's)");
+    record_costs_ = !costs_pattern.empty();
     const bool noisy = noise_opts_.probability > 0 || noise_opts_.length_us > 0;
     if (noisy) {
         if (noise_core_text_ != "random") {
@@ -250,6 +260,12 @@ void harness::start() {
     words.insert(words.end(), flags_.words().begin(), flags_.words().end());
     ensure_environment(wanted, runtime_ == runtime_kind::libomp, words);
     if (before_threads_) before_threads_();
+    if (record_costs_) {
+        // As aloe's own output files: %r/%p/%h expanded, the rank added in a job of several.
+        const aloe::runtime::config& cfg = aloe::runtime::current_config();
+        costs_path_ = aloe::runtime::expand_output_path(costs_pattern,
+                                                        aloe::runtime::process_identity::of_this_process(cfg));
+    }
 
     for (int i = 0; i < threads_; ++i) cpus_.push_back(allowed[static_cast<std::size_t>(i) % allowed.size()]);
 
@@ -334,6 +350,39 @@ harness::site_state& harness::site(const char* name) {
     s.aloe_site.emplace(std::string_view(name));
     s.affinity = std::make_unique<tbb::affinity_partitioner>();
     return s;
+}
+
+harness::cost_record& harness::costs_of(const char* name, std::int64_t n) {
+    for (cost_record& c : costs_)
+        if (c.iterations == n && c.site == name) return c;
+    cost_record& c = costs_.emplace_back();
+    c.site = name;
+    c.iterations = n;
+    c.sum_ns.assign(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)), 0);
+    return c;
+}
+
+bool harness::write_costs() {
+    json_writer j;
+    j.begin_object();
+    j.key("format").value("aloe-iteration-costs/1");
+    j.key("workload").value(workload_).key("runtime").value(to_string(runtime_)).key("schedule").value(schedule_.text);
+    j.key("threads").value(threads_).key("steps").value(steps_).key("warmup").value(warmup_);
+    j.key("loops").begin_array();
+    for (const cost_record& c : costs_) {
+        j.begin_object().key("site").value(c.site).key("iterations").value(c.iterations);
+        j.key("invocations").value(c.invocations).key("cost_s").begin_array();
+        const double per = c.invocations > 0 ? 1e-9 / static_cast<double>(c.invocations) : 0.0;
+        for (const std::int64_t ns : c.sum_ns) j.value(static_cast<double>(ns) * per);
+        j.end_array().end_object();
+    }
+    j.end_array().end_object();
+    std::string error;  // whole or not at all, never through a planted link
+    if (!aloe::runtime::write_output_file(costs_path_, j.text() + '\n', error)) {
+        std::cerr << workload_ << ": cannot write the iteration costs: " << error << '\n';
+        return false;
+    }
+    return true;
 }
 
 void harness::loop_started() {
@@ -444,7 +493,11 @@ int harness::finish() {
     const double injected = noise_ ? noise_->injected_seconds() : 0.0;
     bool ok = checksum_.has_value() && !checks_.empty();
     for (const check_record& c : checks_) ok = ok && c.ok;
-    if (!writes_record_) return ok ? 0 : 3;
+    // Every process writes its own costs, the ranks that write no record too; a file that
+    // cannot be written fails the run (1), after the record.
+    const bool costs_written = !record_costs_ || write_costs();
+    const int status = !costs_written ? 1 : ok ? 0 : 3;
+    if (!writes_record_) return status;
     if (!checksum_) std::cerr << "CHECK FAILED [" << workload_ << "]: the workload recorded no checksum\n";
     if (checks_.empty()) std::cerr << "CHECK FAILED [" << workload_ << "]: the workload recorded no check\n";
 
@@ -525,7 +578,7 @@ int harness::finish() {
                  workload_.c_str(), std::string(to_string(runtime_)).c_str(), shown.c_str(), threads_, steps_,
                  median * 1e3, total_s_, static_cast<long long>(noise_ ? noise_->events() : 0),
                  ok ? "check ok" : "CHECK FAILED");
-    return ok ? 0 : 3;
+    return status;
 }
 
 int run_workload(std::string_view name, int argc, char** argv, const std::function<void(harness&)>& workload) {

@@ -23,12 +23,15 @@
 //   comes from OMP_SCHEDULE, or from a tool such as `aloe run`; runtime,KIND[,C] sets it here)
 //   --steps K  --warmup W  --noise-p P  --noise-us D  --noise-core random|C  --noise-seed S
 //   --background CPU:DUTY[:PERIOD_US]  --timeline  --json FILE|-  --check full|quick
-//   --corrupt-result (tests: the check must then fail)
+//   --record-costs FILE (each loop site's mean time per iteration over the timed steps, the
+//   input of `aloe sim`)  --corrupt-result (tests: the check must then fail)
 // Exit status: 0 ok, 1 runtime failure, 2 bad command line, 3 the result check failed.
 //
 // A program of several processes (apps/jacobi3d-mpi) initialises MPI in before_threads(),
 // gives each rank its own noise seed there, and has only rank 0 write the record
-// (writes_record, step_seconds, record: the last section of the class).
+// (writes_record, step_seconds, record: the last section of the class). --record-costs is
+// written by every rank, each to its own file (the rank goes into the name, as for aloe's
+// statistics files: runtime/output_path.hpp).
 #pragma once
 
 #include "args.hpp"
@@ -47,6 +50,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -123,7 +127,8 @@ public:
     void param(std::string_view key, T value) { params_.emplace_back(std::string(key), std::to_string(value)); }  // exact, unlike a double
 
     /// Runs body(i) for i in [0, n) on the selected runtime; `site` is a string literal that
-    /// names the loop (aloe's loop site, oneTBB's affinity state).
+    /// names the loop (aloe's loop site, oneTBB's affinity state). With --record-costs, each
+    /// iteration of a timed step's loop is timed around the body, on the thread that runs it.
     template <class Body>
     void parallel_for(const char* site, std::int64_t n, Body&& body);
 
@@ -179,6 +184,18 @@ private:
         std::unique_ptr<tbb::affinity_partitioner> affinity;
     };
     site_state& site(const char* name);
+    // --record-costs: one entry per site and iteration count, each iteration's time summed
+    // over the timed invocations (element i is written only by the thread that runs
+    // iteration i, and the loop's join orders one invocation before the next).
+    struct cost_record {
+        std::string site;
+        std::int64_t iterations = 0;
+        std::int64_t invocations = 0;
+        std::vector<std::int64_t> sum_ns;
+    };
+    cost_record& costs_of(const char* site, std::int64_t n);
+    bool write_costs();  // false: the file could not be written (said on stderr)
+    template <class Body> void dispatch(const char* site, std::int64_t n, Body& body);
     void loop_started();
     void loop_finished(site_state& s);
     void write_tuning(json_writer& j) const;
@@ -208,6 +225,9 @@ private:
     std::function<void()> before_threads_;
     std::vector<std::pair<std::string, std::string>> extra_;  // record(): key, JSON value
     std::string json_path_;
+    std::string costs_path_;          // --record-costs, expanded for this process ("": off)
+    bool record_costs_ = false;
+    std::deque<cost_record> costs_;   // a deque: an entry stays put while others are added
     std::string bind_;
     std::string openmp_library_;
     std::string interposer_;          // a loaded libaloe-gomp*, e.g. under `aloe run`
@@ -324,6 +344,25 @@ void harness::tbb_for(site_state& s, std::int64_t n, Body& body) {
 
 template <class Body>
 void harness::parallel_for(const char* site_name, std::int64_t n, Body&& body) {
+    // Recording is chosen here, once per loop: without --record-costs (and in the warmup)
+    // the runtime gets the workload's own body, untouched.
+    if (record_costs_ && current_step_ >= 0) [[unlikely]] {
+        cost_record& c = costs_of(site_name, n);
+        std::int64_t* const sum = c.sum_ns.data();
+        auto timed = [&body, sum](std::int64_t i) {
+            const std::int64_t t0 = now_ns();
+            body(i);
+            sum[i] += now_ns() - t0;
+        };
+        dispatch(site_name, n, timed);
+        ++c.invocations;
+        return;
+    }
+    dispatch(site_name, n, body);
+}
+
+template <class Body>
+void harness::dispatch(const char* site_name, std::int64_t n, Body& body) {
     site_state& s = site(site_name);
     loop_started();
     switch (runtime_) {

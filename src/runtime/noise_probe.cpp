@@ -38,15 +38,21 @@ std::vector<double> sorted_copy(const std::vector<double>& values) {
     return out;
 }
 
-// Shared by both methods: `delay_us[i]` is how late sample i was; `measured_us` the total.
-void fill_events(noise_summary& s, const std::vector<double>& delay_us, double threshold_us, double measured_us) {
+// Shared by both methods: `delay_us[i]` is how late sample i was, `start_us(i)` when it began
+// (called in order of i, once per sample); `measured_us` the total.
+template <class StartOf>
+void fill_events(noise_summary& s, const std::vector<double>& delay_us, StartOf&& start_us, double threshold_us,
+                 double measured_us) {
     double lost = 0, sum = 0;
-    for (const double d : delay_us) {
+    for (std::size_t i = 0; i < delay_us.size(); ++i) {
+        const double d = delay_us[i];
+        const double start = start_us(i);
         lost += d;
         if (d > threshold_us) {
             ++s.events;
             sum += d;
             s.event_max_us = std::max(s.event_max_us, d);
+            s.event_list.push_back({start, d});  // in order of i, so by start
         }
     }
     s.measured_s = measured_us * 1e-6;
@@ -79,7 +85,13 @@ noise_summary summarize_fwq(const std::vector<double>& durations_ns, int cpu, do
         delay[i] = std::max(0.0, us[i] - s.quantum_us);
         measured += us[i];
     }
-    fill_events(s, delay, std::max(threshold_fraction * s.quantum_us, 1.0), measured);
+    double elapsed = 0;  // the durations before sample i
+    const auto start_of = [&](std::size_t i) {
+        const double start = elapsed;
+        elapsed += us[i];
+        return start;
+    };
+    fill_events(s, delay, start_of, std::max(threshold_fraction * s.quantum_us, 1.0), measured);
     return s;
 }
 
@@ -102,7 +114,8 @@ noise_summary summarize_ftq(const std::vector<std::uint64_t>& work_done, double 
         s.p99_us = percentile(sorted, 0.99);
         s.max_us = sorted.back();
     }
-    fill_events(s, delay, threshold_fraction * slice_us, slice_us * static_cast<double>(work_done.size()));
+    const auto start_of = [&](std::size_t i) { return static_cast<double>(i) * slice_us; };
+    fill_events(s, delay, start_of, threshold_fraction * slice_us, slice_us * static_cast<double>(work_done.size()));
     return s;
 }
 

@@ -12,6 +12,13 @@
 
 namespace aloe::runtime {
 
+/// One event of a trace: a sample delayed by more than the detection threshold.
+struct noise_event {
+    double start_us = 0;   ///< when the sample began, since the CPU's measurement began
+                           ///< (FWQ: the durations before it, summed; FTQ: slice index × slice)
+    double length_us = 0;  ///< its delay beyond the quiet quantum (what `events` counts)
+};
+
 /// What a trace says about one CPU. Times in microseconds.
 struct noise_summary {
     std::string method;        ///< "fwq" or "ftq"
@@ -25,16 +32,19 @@ struct noise_summary {
     double event_mean_us = 0;  ///< mean delay of those samples: the δ a schedule must absorb
     double event_max_us = 0;
     double measured_s = 0;
+    std::vector<noise_event> event_list;  ///< the `events` themselves, by start
 };
 
 /// FWQ: `durations_ns[i]` = time of the i-th repetition of the same work. A repetition is an
 /// event when it exceeds the quiet quantum by more than max(threshold_fraction × quantum,
-/// 1 µs). Throws std::invalid_argument on an empty trace.
+/// 1 µs). Throws std::invalid_argument on an empty trace. An event starts at the sum of the
+/// durations before it and lasts its delay (duration − quantum).
 noise_summary summarize_fwq(const std::vector<double>& durations_ns, int cpu, double threshold_fraction = 0.5);
 
 /// FTQ: `work_done[i]` = units finished in the i-th slice of `slice_us`. The quiet rate is the
 /// largest count; a slice's delay is (max − count) / max × slice, and a slice that lost more
-/// than threshold_fraction of its time is an event.
+/// than threshold_fraction of its time is an event; it starts at index × slice and lasts its
+/// delay.
 noise_summary summarize_ftq(const std::vector<std::uint64_t>& work_done, double slice_us, int cpu,
                             double threshold_fraction = 0.05);
 

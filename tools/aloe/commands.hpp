@@ -2,7 +2,9 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace aloe::cli {
 
@@ -36,6 +38,11 @@ int tune_command(arguments args);
 /// `aloe bench ...`, `aloe report DIR`, `aloe compare A B`: the benchmark harness (Python,
 /// bench/harness).
 int bench_command(arguments args);
+/// `aloe sim [options]` and `aloe sim calibrate [options]`: the simulator (tools/sim).
+int sim_command(arguments args);
+/// Runs `python -m aloe_harness <subcommand> <words…>` as a child (the harness found as
+/// `aloe bench` finds it) and waits; its exit status, or -1 when it could not be started.
+int run_harness(std::string_view subcommand, const std::vector<std::string>& words);
 int report_command(arguments args);
 int compare_command(arguments args);
 

@@ -6,6 +6,7 @@
 // installed tree, <prefix>/libexec/aloe/apps and <prefix>/share/aloe/harness next to the binary.
 #include "commands.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -88,6 +89,28 @@ int hand_over(std::string_view subcommand, arguments args) {
 }
 
 }  // namespace
+
+int run_harness(std::string_view subcommand, const std::vector<std::string>& words) {
+    const harness_paths p = locate();
+    std::error_code ec;
+    if (!fs::exists(p.harness / "aloe_harness", ec)) return -1;
+    std::vector<std::string> argv{p.python, "-m", "aloe_harness", std::string(subcommand)};
+    argv.insert(argv.end(), words.begin(), words.end());
+    const pid_t child = fork();
+    if (child < 0) return -1;
+    if (child == 0) {
+        setenv("PYTHONPATH", p.harness.c_str(), 1);
+        std::vector<char*> raw;
+        for (std::string& w : argv) raw.push_back(w.data());
+        raw.push_back(nullptr);
+        execvp(raw[0], raw.data());
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 int bench_command(arguments args) { return hand_over("bench", args); }
 int report_command(arguments args) { return hand_over("report", args); }

@@ -29,6 +29,7 @@ constexpr subcommand subcommands[] = {
     {"run", "run an unmodified OpenMP program (GCC) with aloe scheduling its loops", run_command},
     {"tune", "run a program a few times on the adaptive schedule, keeping its tuning in a file", tune_command},
     {"noise", "measure this machine's own noise (fixed-work and fixed-time quanta)", noise_command},
+    {"sim", "predict what schedules do on 1 to 100,000 nodes, from a machine profile", sim_command},
     {"bench", "run workloads on aloe and its peers, interleaved; CSV, Markdown, plots", bench_command},
     {"report", "turn a results folder into one HTML page with plots and tables", report_command},
     {"compare", "do two results folders of the same matrix agree within their spreads?", compare_command},

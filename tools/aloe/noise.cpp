@@ -32,13 +32,14 @@ struct noise_options {
     double slice_us = 1000;  // FTQ: a slice must outlast a preemption, or every event fills whole slices
     double seconds = 2;
     bool json = false;
+    bool trace = false;  // with json: each CPU's events themselves
     bool one_at_a_time = false;
     std::string method = "both";
 };
 
 void print_help() {
     std::cout << "usage: aloe noise [--quick] [--seconds S] [--quantum-us Q] [--slice-us T]\n"
-                 "                  [--method fwq|ftq|both] [--one-at-a-time] [--json]\n\n"
+                 "                  [--method fwq|ftq|both] [--one-at-a-time] [--json [--trace]]\n\n"
                  "Measures the machine's own noise on every CPU this process may use: FWQ repeats a\n"
                  "quantum of work and reports how much longer some repetitions take; FTQ counts the\n"
                  "work done in fixed time slices. Events are quanta delayed by more than half a\n"
@@ -51,7 +52,13 @@ void print_help() {
                  "  --quick           0.5 s per method (what `aloe bench` records)\n"
                  "  --method M        fwq, ftq or both (default both)\n"
                  "  --one-at-a-time   measure the CPUs one after another (default: all at once)\n"
-                 "  --json            one JSON object on stdout\n";
+                 "  --json            one JSON object on stdout\n"
+                 "  --trace           with --json: the events themselves as well, in each CPU's\n"
+                 "                    entry \"events_us\": [[start_us, length_us], ...] by start\n"
+                 "                    (start: time since that CPU's measurement began; length: the\n"
+                 "                    delay beyond the quiet quantum), and \"format\":\n"
+                 "                    \"aloe-noise-trace/1\" at the top: the noise trace `aloe sim`\n"
+                 "                    reads\n";
 }
 
 // Shortest decimal that reads back as `x`, for messages: fixed notation as a user types it
@@ -122,7 +129,9 @@ std::vector<rt::noise_summary> measure_cpu(int cpu, const noise_options& o) {
 }
 
 void print_json(const std::vector<rt::noise_summary>& all, const noise_options& o, std::ostream& out) {
-    out << "{\"tool\": \"aloe noise\", \"mode\": " << rt::json_quote(o.one_at_a_time ? "one-at-a-time" : "all-cpus-at-once")
+    out << "{";
+    if (o.trace) out << "\"format\": \"aloe-noise-trace/1\", ";
+    out << "\"tool\": \"aloe noise\", \"mode\": " << rt::json_quote(o.one_at_a_time ? "one-at-a-time" : "all-cpus-at-once")
         << ", \"quantum_us\": " << rt::json_number(o.quantum_us)
         << ", \"slice_us\": " << rt::json_number(o.slice_us) << ", \"seconds\": " << rt::json_number(o.seconds)
         << ", \"cpus\": [";
@@ -134,7 +143,16 @@ void print_json(const std::vector<rt::noise_summary>& all, const noise_options& 
             << ", \"max_us\": " << rt::json_number(s.max_us) << ", \"lost_fraction\": " << rt::json_number(s.lost_fraction)
             << ", \"events\": " << s.events << ", \"events_per_s\": " << rt::json_number(s.events_per_s)
             << ", \"event_mean_us\": " << rt::json_number(s.event_mean_us)
-            << ", \"event_max_us\": " << rt::json_number(s.event_max_us) << "}";
+            << ", \"event_max_us\": " << rt::json_number(s.event_max_us)
+            << ", \"measured_s\": " << rt::json_number(s.measured_s);
+        if (o.trace) {
+            out << ", \"events_us\": [";
+            for (std::size_t e = 0; e < s.event_list.size(); ++e)
+                out << (e ? ", [" : "[") << rt::json_number(s.event_list[e].start_us) << ", "
+                    << rt::json_number(s.event_list[e].length_us) << "]";
+            out << "]";
+        }
+        out << "}";
     }
     out << "\n]}\n";
 }
@@ -182,7 +200,7 @@ int noise_command(arguments args) {
             }
             return shown;
         };
-        const bool known = a == "--json" || a == "--quick" || a == "--one-at-a-time" || a == "--seconds" ||
+        const bool known = a == "--json" || a == "--trace" || a == "--quick" || a == "--one-at-a-time" || a == "--seconds" ||
                            a == "--quantum-us" || a == "--slice-us" || a == "--method";
         if (known) {
             if (std::find(given.begin(), given.end(), a) != given.end())
@@ -198,6 +216,8 @@ int noise_command(arguments args) {
             return exit_ok;
         } else if (a == "--json") {
             o.json = true;
+        } else if (a == "--trace") {
+            o.trace = true;
         } else if (a == "--quick") {
             o.seconds = 0.5;
         } else if (a == "--one-at-a-time") {
@@ -224,6 +244,8 @@ int noise_command(arguments args) {
         if (!bad.empty()) return usage_error("noise: " + bad, "noise");
     }
     const auto has = [&](std::string_view flag) { return std::find(given.begin(), given.end(), flag) != given.end(); };
+    if (o.trace && !o.json)
+        return usage_error("noise: --trace adds the events to the JSON: give it with --json", "noise");
     if (has("--quick") && has("--seconds"))
         return usage_error("noise: --quick and --seconds both set the time per method; give one", "noise");
     if (const std::string bad = check_plan(o); !bad.empty()) return usage_error("noise: " + bad, "noise");

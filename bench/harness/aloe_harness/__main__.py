@@ -18,7 +18,7 @@ from pathlib import Path
 try:
     from . import matrix as mx
     from . import adaptive, compare, interposer, mpi, plots, provenance, report, summary, sweep
-    from . import first_cost, npb, persistence
+    from . import first_cost, npb, persistence, sim_validation
     from .runner import Runner
     from . import files
 except ModuleNotFoundError as missing:
@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("dir", help="results folder written by bench")
     r.add_argument("--plots", action=argparse.BooleanOptionalAction, default=False,
                    help="(re)make plots/*.png first (default: no)")
-    for evidence in (first_cost, npb, persistence):
+    for evidence in (first_cost, npb, persistence, sim_validation):
         evidence.add_parser(sub)
     return p
 
@@ -257,8 +257,12 @@ def report_command(a: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sim-plots"]:  # aloe sim draws its folder's plots (sim_plots.py)
+        from . import sim_plots
+        return sim_plots.main(argv[1:])
     a = _parser().parse_args(argv)
-    evidence = {"first-cost": first_cost, "npb": npb, "persistence": persistence}
+    evidence = {"first-cost": first_cost, "npb": npb, "persistence": persistence,
+                "sim-validation": sim_validation}
     if a.command in evidence:
         return evidence[a.command].main(a, argv)
     if a.command == "compare":

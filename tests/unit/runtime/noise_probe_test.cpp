@@ -67,6 +67,50 @@ TEST(NoiseProbe, FtqConvertsMissingWorkToTime) {
     EXPECT_DOUBLE_EQ(s.measured_s, 100 * 100e-6);
 }
 
+// The event list (`aloe noise --json --trace`, the input of `aloe sim`): each delayed sample
+// once, where it began in the CPU's measurement and how late it was, in order.
+TEST(NoiseProbe, FwqListsEachEventWithItsStartAndLength) {
+    // 100 quanta of 10 µs; sample 20 took 35 µs and sample 70 took 110 µs. A 4 µs jitter
+    // (sample 40, under the 5 µs threshold) is lost time but no event.
+    std::vector<double> trace(100, 10'000.0);
+    trace[20] = 35'000.0;
+    trace[40] = 14'000.0;
+    trace[70] = 110'000.0;
+    const noise_summary s = summarize_fwq(trace, 2);
+    ASSERT_DOUBLE_EQ(s.quantum_us, 10.0);
+    ASSERT_EQ(s.events, 2u);
+    ASSERT_EQ(s.event_list.size(), 2u);
+    // Starts: the durations before the sample. 20 × 10 = 200 µs; 68 × 10 + 35 + 14 = 729 µs.
+    EXPECT_DOUBLE_EQ(s.event_list[0].start_us, 200.0);
+    EXPECT_DOUBLE_EQ(s.event_list[0].length_us, 25.0);
+    EXPECT_DOUBLE_EQ(s.event_list[1].start_us, 729.0);
+    EXPECT_DOUBLE_EQ(s.event_list[1].length_us, 100.0);
+    // The same events the summary counts.
+    EXPECT_DOUBLE_EQ(s.event_mean_us, (25.0 + 100.0) / 2);
+    EXPECT_DOUBLE_EQ(s.event_max_us, 100.0);
+}
+
+TEST(NoiseProbe, FtqListsEachEventAtItsSlice) {
+    // Slices of 100 µs, best 1000 units. Slice 3 did 400 (lost 60 µs), slice 8 did 900
+    // (lost 10 µs: over the 5 µs threshold), slice 5 did 970 (3 µs: not an event).
+    std::vector<std::uint64_t> trace(10, 1000);
+    trace[3] = 400;
+    trace[5] = 970;
+    trace[8] = 900;
+    const noise_summary s = summarize_ftq(trace, 100.0, 0);
+    ASSERT_EQ(s.events, 2u);
+    ASSERT_EQ(s.event_list.size(), 2u);
+    EXPECT_DOUBLE_EQ(s.event_list[0].start_us, 300.0);
+    EXPECT_DOUBLE_EQ(s.event_list[0].length_us, 60.0);
+    EXPECT_DOUBLE_EQ(s.event_list[1].start_us, 800.0);
+    EXPECT_DOUBLE_EQ(s.event_list[1].length_us, 10.0);
+}
+
+TEST(NoiseProbe, QuietTraceListsNoEvents) {
+    EXPECT_TRUE(summarize_fwq(std::vector<double>(50, 10'000.0), 0).event_list.empty());
+    EXPECT_TRUE(summarize_ftq(std::vector<std::uint64_t>(50, 1000), 100.0, 0).event_list.empty());
+}
+
 TEST(NoiseProbe, RejectsEmptyTracesAndBadSlices) {
     EXPECT_THROW(summarize_fwq({}, 0), std::invalid_argument);
     EXPECT_THROW(summarize_ftq({}, 10.0, 0), std::invalid_argument);
