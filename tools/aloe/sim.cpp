@@ -10,6 +10,7 @@
 #include "runtime/output_path.hpp"
 #include "runtime/printable_text.hpp"
 #include "sim/machine_profile.hpp"
+#include "sim/node_policy.hpp"
 #include "sim/simulation.hpp"
 
 #include <aloe/version.hpp>
@@ -288,6 +289,14 @@ int sim_command(arguments args) {
                       << " nodes of " << cores << " cores and " << o.steps << " steps; this machine has "
                       << fixed(have / (1 << 30), 1) << " GiB (fewer nodes, cores or steps)\n";
             return exit_usage;
+        }
+    }
+    // A schedule the simulator does not model is refused before anything runs.
+    for (const aloe::schedule& s : o.schedules) {
+        try {
+            aloe::sim::schedule_model(s, profile, o.cores > 0 ? o.cores : profile.cores, 1, 1e-6);
+        } catch (const std::exception& e) {
+            return usage_error("sim: --schedules: " + std::string(e.what()), "sim");
         }
     }
     std::string error;

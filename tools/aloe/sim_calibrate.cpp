@@ -24,13 +24,17 @@ namespace rt = aloe::runtime;
 void print_help() {
     std::cout << "usage: aloe sim calibrate --noise F [--overhead F] [--workload F] [--costs F [--site S]]\n"
                  "                          [--iterations N] [--cores C] [--alpha-us A] [--beta-ns-per-byte B]\n"
-                 "                          [--poisson] [--name TEXT] [--out PROFILE]\n\n"
+                 "                          [--t1-from mean|quiet] [--poisson] [--name TEXT] [--out PROFILE]\n\n"
                  "  --noise F          aloe noise --json output (with --trace its events are replayed)\n"
                  "  --overhead F       overhead.csv of the overhead benchmark (q, steal, fork-join)\n"
-                 "  --workload F       a workload's --json record: the iteration cost from its quiet steps\n"
+                 "  --workload F       a workload's --json record: the iteration cost, so that the simulated\n"
+                 "                     mean step is the run's (its mean less the noise's share of time)\n"
+                 "  --t1-from R        mean (default) or quiet: the 10th-percentile step as it is\n"
                  "  --costs F          a workload's --record-costs file: iterations and, when uneven, costs\n"
                  "  --site S           which loop of the costs file (default: the one of most iterations)\n"
-                 "  --iterations N     the loop's iterations when no costs file says it\n"
+                 "  --iterations N     the loop's iterations per step in the --workload run (not the\n"
+                 "                     simulated node's: aloe sim --iterations sets that), when no\n"
+                 "                     costs file says it\n"
                  "  --cores C          cores per node (default: the CPUs in the noise file)\n"
                  "  --alpha-us A       network latency per message (default 1.5)\n"
                  "  --beta-ns-per-byte B  inverse bandwidth (default 0.1)\n"
@@ -71,7 +75,7 @@ int sim_calibrate_command(arguments args) {
             return exit_ok;
         }
         static const char* const files[] = {"--noise", "--overhead", "--workload", "--costs"};
-        static const char* const valued[] = {"--noise", "--overhead", "--workload", "--costs", "--site", "--iterations",
+        static const char* const valued[] = {"--noise", "--overhead", "--workload", "--costs", "--site", "--iterations", "--t1-from",
                                              "--cores", "--alpha-us", "--beta-ns-per-byte", "--name", "--out"};
         const auto in_list = [&](const auto& list) {
             for (const char* f : list)
@@ -106,6 +110,9 @@ int sim_calibrate_command(arguments args) {
             if (flag == "--overhead") in.overhead_csv = *text;
             if (flag == "--workload") in.workload_json = *text;
             if (flag == "--costs") in.costs_json = *text;
+        } else if (flag == "--t1-from") {
+            if (v != "mean" && v != "quiet") return usage_error("sim calibrate: " + shown + ": expected mean or quiet", "sim calibrate");
+            in.t1_from = v == "mean" ? aloe::sim::calibration_inputs::t1_rule::mean : aloe::sim::calibration_inputs::t1_rule::quiet;
         } else if (flag == "--site") {
             in.site = v;
         } else if (flag == "--name") {

@@ -92,19 +92,26 @@ machine_profile calibrate(const calibration_inputs& in, std::vector<std::string>
     }
     rate /= static_cast<double>(fwq.size());
     mean_len = events > 0 ? mean_len / events : 0;
+    // The share of a core's time the modelled events take: what replaying (or drawing) them
+    // adds on top of the work.
+    double noise_share = rate * mean_len;
     p.cores = in.cores.value_or(static_cast<int>(fwq.size()));
     if (traced && in.replay_trace) {
         noise_source t;
         t.type = noise_source::kind::trace;
+        double traced_s = 0, measured_total = 0;
         for (const json* c : fwq) {
             noise_source::cpu_trace ct;
             ct.measured_s = number_at(*c, "measured_s", "--noise");
             for (const json& e : c->at("events_us")) {
                 if (!e.is_array() || e.size() != 2) fail("--noise: events_us holds something that is not [start, length]");
                 ct.events_us.emplace_back(e[0].get<double>(), e[1].get<double>());
+                traced_s += e[1].get<double>() * 1e-6;
             }
+            measured_total += ct.measured_s;
             t.traces.push_back(std::move(ct));
         }
+        if (measured_total > 0) noise_share = traced_s / measured_total;
         p.noise.push_back(std::move(t));
         notes.push_back("noise: the measured events are replayed (each simulated core from a drawn point of a measured CPU's trace)");
     } else if (rate > 0 && mean_len > 0) {
@@ -119,7 +126,8 @@ machine_profile calibrate(const calibration_inputs& in, std::vector<std::string>
     } else {
         notes.push_back("noise: no events were measured: a quiet profile");
     }
-    measured["noise"] = {{"fwq_cpus", fwq.size()}, {"events_per_s", rate}, {"event_mean_s", mean_len}, {"replayed", traced && in.replay_trace}};
+    measured["noise"] = {{"fwq_cpus", fwq.size()}, {"events_per_s", rate}, {"event_mean_s", mean_len},
+                         {"replayed", traced && in.replay_trace}, {"share_of_time", noise_share}};
 
     // Scheduling costs.
     p.dequeue_s = 8e-9;
@@ -186,10 +194,16 @@ machine_profile calibrate(const calibration_inputs& in, std::vector<std::string>
         for (const json& x : rec.at("step_s")) steps.push_back(x.get<double>());
         std::sort(steps.begin(), steps.end());
         const double quiet = steps[static_cast<std::size_t>(0.1 * static_cast<double>(steps.size() - 1))];
+        double mean = 0;
+        for (double x : steps) mean += x;
+        mean /= static_cast<double>(steps.size());
         const double threads = rec.contains("threads") && rec.at("threads").is_number() ? rec.at("threads").get<double>() : 1.0;
-        p.iteration_s = quiet * threads / static_cast<double>(p.iterations);
+        const double f = std::clamp(noise_share, 0.0, 0.5);
+        const bool by_mean = in.t1_from == calibration_inputs::t1_rule::mean;
+        p.iteration_s = (by_mean ? mean * (1 - f) : quiet) * threads / static_cast<double>(p.iterations);
         measured["workload"] = {{"workload", text_at(rec, "workload")}, {"schedule", text_at(rec, "schedule")},
-                                {"threads", threads}, {"quiet_step_s", quiet}, {"iteration_s", p.iteration_s}};
+                                {"threads", threads}, {"mean_step_s", mean}, {"quiet_step_s", quiet},
+                                {"noise_share", f}, {"t1_from", by_mean ? "mean" : "quiet"}, {"iteration_s", p.iteration_s}};
     } else if (recorded.empty()) {
         notes.push_back("loop: no workload and no costs: 1 us per iteration (a placeholder)");
     }

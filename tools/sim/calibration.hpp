@@ -7,8 +7,13 @@
 //  overhead   the overhead benchmark's overhead.csv (bench/micro: aloe_overhead): q = the
 //             per-chunk cost of `aloe dynamic,chunk=1`, the own-queue and steal cost from
 //             staggered's row, fork-join from `aloe static`'s fork row
-//  workload   a workload's JSON record (--json of any apps/ program): t1 from its quiet steps
-//             (the 10th percentile of step_s × threads / iterations: noise only adds)
+//  workload   a workload's JSON record (--json of any apps/ program): t1 so that the
+//             simulated mean step equals the run's mean step: mean step × threads / iterations
+//             × (1 − f), f the share of a core's time the profile's noise takes (a core busy
+//             for W of work is busy W/(1 − f) when events take f of its time). The run's step
+//             times vary more than the FWQ events explain (a memory-bound loop's own jitter,
+//             delays under the event threshold); its 10th percentile (`t1_from = quiet`, the
+//             first rule) left every prediction 10–18% short on the VM (sim-validation)
 //  costs      the --record-costs file of a workload: the loop's iteration count and, where
 //             iterations differ by more than 5% (coefficient of variation), their costs
 //             replayed
@@ -36,6 +41,8 @@ struct calibration_inputs {
     double alpha_s = 1.5e-6, beta_s_per_byte = 1e-10;  ///< network (no measurement read here)
     std::string name, made_by;
     bool replay_trace = true;                ///< with events in the noise file: replay them
+    enum class t1_rule { mean, quiet };
+    t1_rule t1_from = t1_rule::mean;         ///< quiet: the 10th-percentile step, noise not taken off
 };
 
 /// Builds the profile; `notes` receives one line per assumption. Throws

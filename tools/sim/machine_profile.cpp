@@ -430,7 +430,23 @@ std::string to_json(const machine_profile& p) {
            {"noise", noise},
            {"network", network}};
     if (!p.measured_json.empty()) j["measured"] = json::parse(p.measured_json);
-    return j.dump(2) + "\n";
+    // Long number arrays (a trace's events, replayed costs) one line each: indented, a
+    // measured trace would take four lines per event.
+    std::vector<std::string> compact;
+    const auto fold = [&](json& array) {
+        compact.push_back(array.dump());
+        array = "@@compact" + std::to_string(compact.size() - 1) + "@@";
+    };
+    if (j["loop"]["costs"].contains("cost_s")) fold(j["loop"]["costs"]["cost_s"]);
+    for (json& n : j["noise"])
+        if (n.contains("cpus"))
+            for (json& cpu : n["cpus"]) fold(cpu["events_us"]);
+    std::string text = j.dump(2);
+    for (std::size_t i = 0; i < compact.size(); ++i) {
+        const std::string mark = "\"@@compact" + std::to_string(i) + "@@\"";
+        text.replace(text.find(mark), mark.size(), compact[i]);
+    }
+    return text + "\n";
 }
 
 }  // namespace aloe::sim

@@ -49,9 +49,13 @@ double node_loop::run(const step_plan& plan, node_noise& noise, std::span<const 
     const auto p = static_cast<std::size_t>(p_);
     thread_local std::vector<double> free;
     free.assign(p, start + profile_.fork_join_s);
-    memory.static_s.assign(p, 0.0);
-    memory.static_its.assign(p, 0);
-    if (memory.weights.size() != p) memory.weights.assign(p, 1.0);
+    // Each core's static time and iterations: what weighted's next weights come from.
+    const bool keep_static = plan.weighted;
+    if (keep_static) {
+        memory.static_s.assign(p, 0.0);
+        memory.static_its.assign(p, 0);
+        if (memory.weights.size() != p) memory.weights.assign(p, 1.0);
+    }
 
     // The static part: one block per core (equal or weighted), or round-robin chunks.
     const bool has_dynamic = plan.type != step_plan::kind::blocks && plan.type != step_plan::kind::cyclic;
@@ -74,8 +78,10 @@ double node_loop::run(const step_plan& plan, node_noise& noise, std::span<const 
             const double work = costs_.sum(lo[t], hi[t]) * speed[t];
             free[t] = noise.run(static_cast<int>(t), free[t], work);
             tally.busy_s += work;
-            memory.static_s[t] = free[t] - start;
-            memory.static_its[t] = hi[t] - lo[t];
+            if (keep_static) {
+                memory.static_s[t] = free[t] - start;
+                memory.static_its[t] = hi[t] - lo[t];
+            }
         }
         std::vector<std::int64_t> qlo(p), qhi(p);
         for (std::size_t t = 0; t < p; ++t) {
@@ -105,8 +111,10 @@ double node_loop::run(const step_plan& plan, node_noise& noise, std::span<const 
             work *= speed[t];
             free[t] = noise.run(static_cast<int>(t), free[t], work);
             tally.busy_s += work;
-            memory.static_s[t] = free[t] - start;
-            memory.static_its[t] = its;
+            if (keep_static) {
+                memory.static_s[t] = free[t] - start;
+                memory.static_its[t] = its;
+            }
         }
         return latest(free);
     }
@@ -121,8 +129,10 @@ double node_loop::run(const step_plan& plan, node_noise& noise, std::span<const 
         const double work = costs_.sum(b[t], b[t + 1]) * speed[t];
         free[t] = noise.run(static_cast<int>(t), free[t], work);
         tally.busy_s += work;
-        memory.static_s[t] = free[t] - start;
-        memory.static_its[t] = b[t + 1] - b[t];
+        if (keep_static) {
+            memory.static_s[t] = free[t] - start;
+            memory.static_its[t] = b[t + 1] - b[t];
+        }
     }
     switch (plan.type) {
         case step_plan::kind::pool:
@@ -153,17 +163,22 @@ double node_loop::run_pool(std::int64_t from, std::int64_t chunk, std::span<doub
         // Each core makes at most one claim more than its fluid share by T: p in all, so the
         // pool is not exhausted before T (greedy would make the very same claims).
         const double target = static_cast<double>(full_chunks - p_);
-        thread_local std::vector<int> order;
-        order.resize(static_cast<std::size_t>(p_));
-        std::iota(order.begin(), order.end(), 0);
-        std::sort(order.begin(), order.end(), [&](int a, int b) { return free[static_cast<std::size_t>(a)] < free[static_cast<std::size_t>(b)]; });
-        double rate = 0, offset = 0, t = free[static_cast<std::size_t>(order[0])];
-        for (std::size_t k = 0; k < order.size(); ++k) {
-            const auto c = static_cast<std::size_t>(order[k]);
-            rate += 1 / unit[c];
-            offset += free[c] / unit[c];
-            t = (target + offset) / rate;  // Σ (t − f_c)/u_c = target over the cores started
-            if (k + 1 < order.size() && free[static_cast<std::size_t>(order[k + 1])] >= t) break;
+        // T with Σ over the cores free before T of (T − f_c)/u_c = target: all cores first,
+        // then without any that is free only after T (rare: the static parts end together).
+        thread_local std::vector<char> in;
+        in.assign(static_cast<std::size_t>(p_), 1);
+        double t = 0;
+        for (bool changed = true; changed;) {
+            double rate = 0, offset = 0;
+            for (int c = 0; c < p_; ++c)
+                if (in[static_cast<std::size_t>(c)]) {
+                    rate += 1 / unit[static_cast<std::size_t>(c)];
+                    offset += free[static_cast<std::size_t>(c)] / unit[static_cast<std::size_t>(c)];
+                }
+            t = (target + offset) / rate;
+            changed = false;
+            for (int c = 0; c < p_; ++c)
+                if (in[static_cast<std::size_t>(c)] && free[static_cast<std::size_t>(c)] > t) in[static_cast<std::size_t>(c)] = 0, changed = true;
         }
         std::int64_t left = full_chunks;
         for (int c = 0; c < p_; ++c) {
@@ -185,12 +200,14 @@ double node_loop::run_pool(std::int64_t from, std::int64_t chunk, std::span<doub
         // greedy claim by claim does), and the loop is done.
         const std::int64_t k = (n - next + chunk - 1) / chunk;
         if (k <= p_) {
+            // The cores by free time (lower index first on a tie, as first_free): sorting
+            // (time, index) pairs compares in place.
+            thread_local std::vector<std::pair<double, int>> order;
+            order.resize(static_cast<std::size_t>(p_));
+            for (int c = 0; c < p_; ++c) order[static_cast<std::size_t>(c)] = {free[static_cast<std::size_t>(c)], c};
+            std::sort(order.begin(), order.end());
             by_free.resize(static_cast<std::size_t>(p_));
-            std::iota(by_free.begin(), by_free.end(), 0);
-            std::sort(by_free.begin(), by_free.end(), [&](int a, int b) {  // ties: lower index first, as first_free
-                const double fa = free[static_cast<std::size_t>(a)], fb = free[static_cast<std::size_t>(b)];
-                return fa < fb || (fa == fb && a < b);
-            });
+            for (std::size_t c = 0; c < order.size(); ++c) by_free[c] = order[c].second;
             double cheapest = never;
             double slowest_speed = never;
             for (int c = 0; c < p_; ++c) slowest_speed = std::min(slowest_speed, speed[static_cast<std::size_t>(c)]);

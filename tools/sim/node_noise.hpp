@@ -62,6 +62,14 @@ public:
         return end;
     }
 
+    /// Asks for this node's first lines of state ahead of use (the simulation visits nodes in
+    /// order; at 100,000 nodes their state is far larger than the caches).
+    void prefetch() const noexcept {
+        __builtin_prefetch(cores_.data());
+        __builtin_prefetch(streams_.data());
+        __builtin_prefetch(reinterpret_cast<const char*>(streams_.data()) + 64);
+    }
+
     /// Events consumed as delays so far (for the events/s figure).
     std::uint64_t events() const noexcept { return events_; }
 
