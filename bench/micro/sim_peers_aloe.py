@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import json
-import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -26,6 +27,8 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sim_speed import parse_time_v  # noqa: E402  (/usr/bin/time -v's wall time and peak memory)
 
 
 def profile_for(pattern: dict) -> dict:
@@ -43,17 +46,6 @@ def profile_for(pattern: dict) -> dict:
     }
 
 
-def parse_time_v(text: str) -> tuple[float | None, float | None]:
-    wall = rss = None
-    m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", text)
-    if m:
-        wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
-    if m:
-        rss = int(m.group(1)) / 1024
-    return wall, rss
-
-
 def relative(a: float, b: float) -> float:
     return a / b - 1
 
@@ -67,6 +59,11 @@ def main(argv: list[str]) -> int:
     folder = Path(a.folder)
     pattern = json.loads((folder / "pattern.json").read_text())
     peers = list(csv.DictReader(open(folder / "peers.csv", newline="")))
+    # The trace is kept compressed (trace.json.gz); aloe sim reads it plain, beside the profile.
+    trace = folder / pattern["noise"]["trace"]
+    if not trace.exists() and trace.with_name(trace.name + ".gz").exists():
+        with gzip.open(trace.with_name(trace.name + ".gz"), "rb") as src, open(trace, "wb") as dst:
+            shutil.copyfileobj(src, dst)
     profile = folder / "aloe-profile.json"
     profile.write_text(json.dumps(profile_for(pattern), indent=2) + "\n")
     cases = sorted({(int(r["ranks"]), int(r["steps"])) for r in peers})

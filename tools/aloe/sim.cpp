@@ -98,8 +98,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     }
 }
 
-}  // namespace
-
 /// "static,guided,hybrid,fs=0.8,chunk=4,adaptive" → static | guided | hybrid,fs=0.8,chunk=4 |
 /// adaptive: a word with '=' belongs to the schedule before it. ';' also separates.
 std::vector<std::string> split_schedules(std::string_view list) {
@@ -114,8 +112,6 @@ std::vector<std::string> split_schedules(std::string_view list) {
     }
     return out;
 }
-
-namespace {
 
 struct options {
     std::optional<std::string> profile;

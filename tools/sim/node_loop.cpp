@@ -193,47 +193,28 @@ double node_loop::run_pool(std::int64_t from, std::int64_t chunk, std::span<doub
             tally.claims += r.units;
         }
     }
-    thread_local std::vector<int> by_free;
+    thread_local std::vector<std::pair<double, int>> by_free;  // (free time, core): ties to the lower index, as first_free
     while (next < n) {
         // The last few chunks: when the k-th earliest core is free before any core that takes
         // a chunk could be free again, the k earliest cores take one each, in order (what
         // greedy claim by claim does), and the loop is done.
         const std::int64_t k = (n - next + chunk - 1) / chunk;
         if (k <= p_) {
-            // The cores by free time (lower index first on a tie, as first_free): sorting
-            // (time, index) pairs compares in place.
-            thread_local std::vector<std::pair<double, int>> order;
-            order.resize(static_cast<std::size_t>(p_));
-            for (int c = 0; c < p_; ++c) order[static_cast<std::size_t>(c)] = {free[static_cast<std::size_t>(c)], c};
-            std::sort(order.begin(), order.end());
             by_free.resize(static_cast<std::size_t>(p_));
-            for (std::size_t c = 0; c < order.size(); ++c) by_free[c] = order[c].second;
-            double cheapest = never;
-            double slowest_speed = never;
-            for (int c = 0; c < p_; ++c) slowest_speed = std::min(slowest_speed, speed[static_cast<std::size_t>(c)]);
+            for (int c = 0; c < p_; ++c) by_free[static_cast<std::size_t>(c)] = {free[static_cast<std::size_t>(c)], c};
+            std::sort(by_free.begin(), by_free.end());
+            double cheapest = never, fastest_factor = never;
+            for (int c = 0; c < p_; ++c) fastest_factor = std::min(fastest_factor, speed[static_cast<std::size_t>(c)]);
             for (std::int64_t j = next; j < n; j += chunk) cheapest = std::min(cheapest, costs_.sum(j, std::min(n, j + chunk)));
-            const double earliest_again = free[static_cast<std::size_t>(by_free[0])] + q_ + cheapest * slowest_speed * pool_penalty_;
-            if (free[static_cast<std::size_t>(by_free[static_cast<std::size_t>(k - 1)])] < earliest_again) {
-                for (std::int64_t j = 0; j < k; ++j, next = std::min(n, next + chunk)) {
-                    const int c = by_free[static_cast<std::size_t>(j)];
-                    const auto cs = static_cast<std::size_t>(c);
-                    const double work = costs_.sum(next, std::min(n, next + chunk)) * speed[cs] * pool_penalty_;
-                    free[cs] = noise.run(c, free[cs], q_ + work);
-                    tally.busy_s += work;
-                    tally.schedule_s += q_;
-                    ++tally.claims;
-                }
+            const double earliest_again = by_free[0].first + q_ + cheapest * fastest_factor * pool_penalty_;
+            if (by_free[static_cast<std::size_t>(k - 1)].first < earliest_again) {
+                for (std::int64_t j = 0; j < k; ++j, next = std::min(n, next + chunk))
+                    claim_from_pool(by_free[static_cast<std::size_t>(j)].second, next, std::min(n, next + chunk), free, noise, speed, tally);
                 break;
             }
         }
-        const int c = first_free(free);
-        const auto cs = static_cast<std::size_t>(c);
         const std::int64_t end = std::min(n, next + chunk);
-        const double work = costs_.sum(next, end) * speed[cs] * pool_penalty_;
-        free[cs] = noise.run(c, free[cs], q_ + work);
-        tally.busy_s += work;
-        tally.schedule_s += q_;
-        ++tally.claims;
+        claim_from_pool(first_free(free), next, end, free, noise, speed, tally);
         next = end;
     }
     // Each core also finds the counter empty once: one more claim's cost, after its last chunk.
@@ -242,20 +223,24 @@ double node_loop::run_pool(std::int64_t from, std::int64_t chunk, std::span<doub
     return latest(free);
 }
 
+void node_loop::claim_from_pool(int c, std::int64_t lo, std::int64_t hi, std::span<double> free, node_noise& noise,
+                                std::span<const double> speed, loop_tally& tally) const {
+    const auto cs = static_cast<std::size_t>(c);
+    const double work = costs_.sum(lo, hi) * speed[cs] * pool_penalty_;
+    free[cs] = noise.run(c, free[cs], q_ + work);
+    tally.busy_s += work;
+    tally.schedule_s += q_;
+    ++tally.claims;
+}
+
 double node_loop::run_guided(std::int64_t from, std::int64_t chunk, std::int64_t divisor, std::span<double> free,
                              node_noise& noise, std::span<const double> speed, loop_tally& tally) const {
     const std::int64_t n = costs_.size();
     std::int64_t next = from;
     while (next < n) {
-        const int c = first_free(free);
-        const auto cs = static_cast<std::size_t>(c);
         const std::int64_t left = n - next;
         const std::int64_t size = std::min(left, std::max(chunk, (left + divisor * p_ - 1) / (divisor * p_)));
-        const double work = costs_.sum(next, next + size) * speed[cs] * pool_penalty_;
-        free[cs] = noise.run(c, free[cs], q_ + work);
-        tally.busy_s += work;
-        tally.schedule_s += q_;
-        ++tally.claims;
+        claim_from_pool(first_free(free), next, next + size, free, noise, speed, tally);
         next += size;
     }
     for (int c = 0; c < p_; ++c) free[static_cast<std::size_t>(c)] += q_;

@@ -78,12 +78,10 @@ public:
     double run(const step_plan& plan, node_noise& noise, std::span<const double> speed, double start,
                node_memory& memory, loop_tally& tally) const;
 
-    /// The cost of one claim from the shared pool with p cores.
-    double claim_s() const noexcept { return q_; }
-    int cores() const noexcept { return p_; }
-
 private:
-    struct core_clock;
+    /// Core c takes iterations [lo, hi) from a shared pool at its free time: q and the work.
+    void claim_from_pool(int c, std::int64_t lo, std::int64_t hi, std::span<double> free, node_noise& noise,
+                         std::span<const double> speed, loop_tally& tally) const;
     double run_pool(std::int64_t from, std::int64_t chunk, std::span<double> free, node_noise& noise,
                     std::span<const double> speed, loop_tally& tally) const;
     double run_guided(std::int64_t from, std::int64_t chunk, std::int64_t divisor, std::span<double> free,

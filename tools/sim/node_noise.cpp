@@ -138,8 +138,7 @@ void node_noise::inject(int core, double start, double length) {
     refresh(core);
 }
 
-busy_result node_noise::run_units(int core, double t, double unit_s, std::int64_t max_units, double claim_limit,
-                                  std::vector<noise_hit>* hits) {
+busy_result node_noise::run_units(int core, double t, double unit_s, std::int64_t max_units, double claim_limit) {
     skip_before(core, t);
     busy_result r{0, t};
     double s = t;  // start of the next unit
@@ -162,10 +161,7 @@ busy_result node_noise::run_units(int core, double t, double unit_s, std::int64_
         u = std::clamp<std::int64_t>(u, 0, fit - 1);
         double end = s + static_cast<double>(u + 1) * unit_s;
         while (next_start(core) < end) {  // events during the unit (or its delays) add up
-            const double at = next_start(core);
-            const double length = take(core);
-            if (hits) hits->push_back({at, length});
-            end += length;
+            end += take(core);
             ++events_;
         }
         r.units += u + 1;

@@ -2,8 +2,7 @@
 //
 // Each core has one event stream per event source of the profile (Poisson, periodic,
 // trace replay), drawn on demand from its own random stream, plus events injected for one
-// step (the workloads' per-step injector) or handed back by a schedule that undid work
-// (staggered, when a thief takes the tail of a queue). An event that starts while its core
+// step (the workloads' per-step injector). An event that starts while its core
 // is busy delays the core by the event's length (events that start during an event add up);
 // one that starts while the core idles (waiting at the join or the collective) costs
 // nothing: the daemon ran in time nobody needed. That is the model the FWQ measurement and
@@ -21,11 +20,6 @@
 namespace aloe::sim {
 
 inline constexpr double never = std::numeric_limits<double>::infinity();
-
-/// An event that delayed a core: its start and length (kept when a schedule may undo work).
-struct noise_hit {
-    double start, length;
-};
 
 /// What a run of work units did: how many units were claimed and when the core is free.
 struct busy_result {
@@ -47,9 +41,8 @@ public:
 
     /// `core`, free at `t`, claims units of `unit_s` seconds of work back to back, at most
     /// `max_units`, each claimed only when it starts at or before `claim_limit`. Events that
-    /// start while it works delay it. `hits` (optional) receives those events.
-    busy_result run_units(int core, double t, double unit_s, std::int64_t max_units, double claim_limit,
-                          std::vector<noise_hit>* hits = nullptr);
+    /// start while it works delay it.
+    busy_result run_units(int core, double t, double unit_s, std::int64_t max_units, double claim_limit);
     /// One piece of work of `work_s` from `t`: the time the core is free again (run_units
     /// with one unit, without its arithmetic for many: the per-claim path calls this).
     double run(int core, double t, double work_s) {

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import gzip
 import json
 import math
 import shlex
@@ -113,10 +114,19 @@ def read_summary(path: Path) -> list[dict]:
     return rows
 
 
+def steps_file(folder: Path) -> Path | None:
+    """A trend folder's steps.csv, or the steps.csv.gz a results folder keeps; None if neither."""
+    for name in ("steps.csv", "steps.csv.gz"):
+        if (folder / name).exists():
+            return folder / name
+    return None
+
+
 def read_steps(path: Path) -> dict[tuple[int, str], list[float]]:
-    """steps.csv: (nodes, schedule) -> the per-step times in step order (seconds)."""
+    """steps.csv (or .csv.gz): (nodes, schedule) -> the per-step times in step order (seconds)."""
     out: dict[tuple[int, str], list[tuple[int, float]]] = {}
-    with open(path, newline="") as f:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", newline="") as f:
         for r in csv.DictReader(f):
             out.setdefault((int(r["nodes"]), r["schedule"]), []).append((int(r["step"]), float(r["step_s"])))
     return {k: [s for _, s in sorted(v)] for k, v in out.items()}
@@ -232,7 +242,7 @@ def figures(out: Path) -> list[dict]:
 
     if have("kg-jacobi"):
         s = read_summary(out / "kg-jacobi" / "summary.csv")
-        steps = read_steps(out / "kg-jacobi" / "steps.csv")
+        steps = read_steps(steps_file(out / "kg-jacobi"))
         for sched in ("static", "hybrid,fs=0.5,chunk=1", "dynamic,chunk=1"):
             for n, v in loss_vs_nodes(s, sched).items():
                 add("kg-jacobi", f"loss vs 1 node: {sched}", n, v)
@@ -348,8 +358,8 @@ def make_plots(out: Path) -> list[Path]:
         plt.close(fig)
         written.append(plots / name)
 
-    if (out / "kg-jacobi" / "steps.csv").exists():
-        steps = read_steps(out / "kg-jacobi" / "steps.csv")
+    if steps_file(out / "kg-jacobi") is not None:
+        steps = read_steps(steps_file(out / "kg-jacobi"))
         fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
         for ax, n in zip(axes, (1, 64)):
             for sched, colour in (("static", "tab:red"), ("hybrid,fs=0.5,chunk=1", "tab:blue")):
