@@ -6,6 +6,7 @@
 #include "runtime/output_file.hpp"
 #include "runtime/output_path.hpp"
 #include "process_setup.hpp"
+#include "taskflow_header.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -27,18 +28,27 @@ std::string_view to_string(runtime_kind r) noexcept {
     case runtime_kind::libomp: return "libomp";
     case runtime_kind::tbb: return "tbb";
     case runtime_kind::serial: return "serial";
+    case runtime_kind::taskflow: return "taskflow";
     }
     return "?";
 }
 
 namespace {
 
-runtime_kind parse_runtime(std::string_view text) {
+runtime_kind parse_runtime(std::string_view text, bool task_workload) {
     for (const runtime_kind r : {runtime_kind::aloe, runtime_kind::libgomp, runtime_kind::libomp, runtime_kind::tbb,
-                                 runtime_kind::serial}) {
-        if (text == to_string(r)) return r;
+                                 runtime_kind::serial, runtime_kind::taskflow}) {
+        if (text != to_string(r)) continue;
+        if (r == runtime_kind::taskflow && !task_workload)
+            throw usage_error("--runtime taskflow runs the task workloads only (fib, uts, sort, nqueens, "
+                              "stencil1d-tasks); this one is a loop workload");
+        if (r == runtime_kind::taskflow && !taskflow_built_in())
+            throw usage_error("--runtime taskflow: this build has no Taskflow (configure with "
+                              "-DALOE_TASKFLOW_DIR=<a Taskflow checkout> to build the Taskflow variants)");
+        return r;
     }
-    throw usage_error("--runtime '" + std::string(text) + "': expected aloe, libgomp, libomp, tbb or serial");
+    throw usage_error("--runtime '" + std::string(text) + "': expected aloe, libgomp, libomp, tbb, serial" +
+                      (task_workload ? " or taskflow" : " or (task workloads only) taskflow"));
 }
 
 // "kind" or "kind,N": the kind, and the chunk (fallback when absent; validated by
@@ -133,6 +143,10 @@ run_schedule parse_run_schedule(runtime_kind runtime, std::string_view text) {
         if (text != "serial" && !text.empty()) throw bad("serial");
         s.text = "serial";
         return s;
+    case runtime_kind::taskflow:
+        if (text != "default" && !text.empty()) throw bad("default");
+        s.text = "default";
+        return s;
     }
     return s;
 }
@@ -159,13 +173,33 @@ private:
     std::vector<int> cpus_;
 };
 
+#ifdef ALOE_APPS_TASKFLOW
+// Pins Taskflow's worker i to the CPU an OpenMP or aloe thread with the same index would have.
+class taskflow_pinner final : public tf::WorkerInterface {
+public:
+    explicit taskflow_pinner(std::vector<int> cpus) : cpus_(std::move(cpus)) {}
+    void scheduler_prologue(tf::Worker& w) override { pin_current_thread(cpus_[w.id() % cpus_.size()]); }
+    void scheduler_epilogue(tf::Worker&, std::exception_ptr) override {}
+
+private:
+    std::vector<int> cpus_;
+};
+#endif
+
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
 }  // namespace
 
 harness::harness(std::string_view workload, args& flags) : workload_(workload), flags_(flags) {}
 
+void harness::taskflow_deleter::operator()([[maybe_unused]] tf::Executor* e) const noexcept {
+#ifdef ALOE_APPS_TASKFLOW
+    delete e;
+#endif
+}
+
 harness::~harness() {
+    taskflow_.reset();  // joins its workers before the rest goes
     if (tbb_handle_) {
         // oneTBB does not join its workers at exit unless asked: a worker still winding down
         // when the process ends shows up as a leak (LeakSanitizer) or a late pinning call.
@@ -187,7 +221,9 @@ void harness::start() {
     if (started_) throw std::logic_error("harness::start called twice");
     started_ = true;
     const std::vector<int> allowed = allowed_cpus();
-    const std::string runtime_text = flags_.text("--runtime", "aloe", "aloe, libgomp, libomp, tbb or serial");
+    const std::string runtime_text =
+        flags_.text("--runtime", "aloe",
+                    tasks_ ? "aloe, libgomp, libomp, tbb, serial or taskflow" : "aloe, libgomp, libomp, tbb or serial");
     const std::string schedule_text =
         flags_.text("--schedule", "", "schedule for the runtime (default: static; tbb: auto; OpenMP runtime: "
                                       "OMP_SCHEDULE decides; see apps/README.md)");
@@ -220,8 +256,11 @@ void harness::start() {
     }
     flags_.reject_unread();
 
-    runtime_ = parse_runtime(runtime_text);
-    const std::string default_schedule = runtime_ == runtime_kind::tbb ? "auto" : runtime_ == runtime_kind::serial ? "serial" : "static";
+    runtime_ = parse_runtime(runtime_text, tasks_);
+    const std::string default_schedule = runtime_ == runtime_kind::tbb        ? "auto"
+                                         : runtime_ == runtime_kind::serial   ? "serial"
+                                         : runtime_ == runtime_kind::taskflow ? "default"
+                                                                              : "static";
     schedule_ = parse_run_schedule(runtime_, schedule_text.empty() ? default_schedule : schedule_text);
     if (threads < 1 || threads > 4096) throw usage_error("--threads " + std::to_string(threads) + " is not in [1, 4096]");
     threads_ = runtime_ == runtime_kind::serial ? 1 : static_cast<int>(threads);
@@ -256,6 +295,8 @@ void harness::start() {
     if (bind_ == "close" && openmp) wanted = {{"OMP_PROC_BIND", "close"}, {"OMP_PLACES", "cores"}};
     else wanted = {{"OMP_PROC_BIND", "false"}, {"OMP_PLACES", ""}};
     wanted.emplace_back("ALOE_PROC_BIND", bind_ == "close" ? "close" : "none");
+    // A task workload's aloe tasks run on the process team, which takes its size from here.
+    if (tasks_ && runtime_ == runtime_kind::aloe) wanted.emplace_back("ALOE_NUM_THREADS", std::to_string(threads_));
     std::vector<std::string> words{flags_.program()};
     words.insert(words.end(), flags_.words().begin(), flags_.words().end());
     ensure_environment(wanted, runtime_ == runtime_kind::libomp, words);
@@ -278,7 +319,16 @@ void harness::start() {
 
     switch (runtime_) {
     case runtime_kind::aloe:
-        team_ = std::make_unique<aloe::team>(threads_);
+        if (tasks_) {
+            team_ = &aloe::team::global();  // started here, outside the timed steps
+            if (team_->size() != threads_)
+                throw std::runtime_error("the process team has " + std::to_string(team_->size()) +
+                                         " workers, not --threads " + std::to_string(threads_) +
+                                         " (ALOE_NUM_THREADS overridden?)");
+        } else {
+            own_team_ = std::make_unique<aloe::team>(threads_);
+            team_ = own_team_.get();
+        }
         break;
     case runtime_kind::libgomp:
     case runtime_kind::libomp: {
@@ -322,6 +372,15 @@ void harness::start() {
     case runtime_kind::serial:
         if (bind_ == "close") pin_current_thread(cpus_[0]);
         break;
+    case runtime_kind::taskflow:
+#ifdef ALOE_APPS_TASKFLOW
+    {
+        std::shared_ptr<tf::WorkerInterface> pinner;
+        if (bind_ == "close") pinner = tf::make_worker_interface<taskflow_pinner>(cpus_);
+        taskflow_.reset(new tf::Executor(static_cast<std::size_t>(threads_), std::move(pinner)));
+    }
+#endif
+        break;
     }
     finish_ns_.assign(static_cast<std::size_t>(threads_) * 8, 0);
     if (noisy && !noise_off_) {
@@ -331,6 +390,20 @@ void harness::start() {
             throw usage_error(e.what());
         }
     }
+}
+
+tbb::task_arena& harness::tbb_arena() {
+    if (!arena_) throw std::logic_error("harness::tbb_arena: not a started tbb run");
+    return *arena_;
+}
+
+tf::Executor& harness::taskflow_executor() {
+    if (!taskflow_) throw std::logic_error("harness::taskflow_executor: not a started taskflow run");
+    return *taskflow_;
+}
+
+void harness::no_taskflow_loops() {
+    throw std::logic_error("harness::parallel_for has no Taskflow version (a task workload runs its own tasks)");
 }
 
 void harness::param(std::string_view key, double value) {

@@ -18,7 +18,8 @@
 //   }
 //
 // Common flags (see `--help` of any workload):
-//   --runtime aloe|libgomp|libomp|tbb|serial   --schedule S   --threads N   --bind close|none
+//   --runtime aloe|libgomp|libomp|tbb|serial|taskflow   --schedule S   --threads N   --bind close|none
+//   (taskflow: task workloads only, and only when built with ALOE_TASKFLOW_DIR)
 //   (OpenMP --schedule runtime: the loop is compiled schedule(runtime) and the run-sched-var
 //   comes from OMP_SCHEDULE, or from a tool such as `aloe run`; runtime,KIND[,C] sets it here)
 //   --steps K  --warmup W  --noise-p P  --noise-us D  --noise-core random|C  --noise-seed S
@@ -32,6 +33,12 @@
 // (writes_record, step_seconds, record: the last section of the class). --record-costs is
 // written by every rank, each to its own file (the rank goes into the name, as for aloe's
 // statistics files: runtime/output_path.hpp).
+//
+// A task workload (apps/fib, uts, sort, nqueens, stencil1d-tasks) calls task_workload() before
+// start() and runs its own task program per runtime (common/task_runtimes.hpp has the roots):
+// aloe's tasks run on the process team (start() sets ALOE_NUM_THREADS to --threads), oneTBB's
+// in tbb_arena(), Taskflow's on taskflow_executor(), OpenMP's in a parallel region the workload
+// opens. Its --schedule is checked for the runtime and recorded, but not used: no loop runs.
 #pragma once
 
 #include "args.hpp"
@@ -58,11 +65,26 @@
 #include <string_view>
 #include <vector>
 
+namespace tf {
+class Executor;
+}
+
 namespace aloe_apps {
 
 class json_writer;
 
-enum class runtime_kind { aloe, libgomp, libomp, tbb, serial };
+/// taskflow: Taskflow's executor, for task workloads, when the build has it
+/// (taskflow_built_in()).
+enum class runtime_kind { aloe, libgomp, libomp, tbb, serial, taskflow };
+
+/// Whether this build compiled the Taskflow variants (CMake's ALOE_TASKFLOW_DIR was set).
+constexpr bool taskflow_built_in() noexcept {
+#ifdef ALOE_APPS_TASKFLOW
+    return true;
+#else
+    return false;
+#endif
+}
 
 /// An OpenMP schedule the workloads can select at run time (each is its own pragma).
 /// `runtime` is schedule(runtime): the run-sched-var ICV decides (OMP_SCHEDULE,
@@ -87,7 +109,8 @@ struct run_schedule {
 /// Parses `text` for `runtime`; throws usage_error naming what is wrong. Accepted:
 /// aloe: any aloe schedule string; libgomp/libomp: static, static,C, dynamic[,C], guided[,C],
 /// nonmonotonic:dynamic[,C], runtime, runtime,KIND[,C] (KIND: static, dynamic, guided, auto);
-/// tbb: simple[,GRAIN], auto[,GRAIN], affinity[,GRAIN], static; serial: serial (or empty).
+/// tbb: simple[,GRAIN], auto[,GRAIN], affinity[,GRAIN], static; serial: serial (or empty);
+/// taskflow: default (or empty).
 run_schedule parse_run_schedule(runtime_kind runtime, std::string_view text);
 std::string_view to_string(runtime_kind r) noexcept;
 
@@ -104,6 +127,12 @@ public:
     /// The workload's own defaults for --steps and --warmup (else 20 and 2); before start().
     void default_steps(int steps, int warmup) noexcept { default_steps_ = steps; default_warmup_ = warmup; }
 
+    /// Marks a task workload (before start()): --runtime taskflow is accepted, aloe runs on the
+    /// process team of --threads workers (aloe::team::global(), where aloe's tasks run), and
+    /// --schedule is validated and recorded but runs nothing.
+    void task_workload() noexcept { tasks_ = true; }
+    bool is_task_workload() const noexcept { return tasks_; }
+
     /// Ends flag parsing (unknown flags are an error; --help prints and exits 0), then starts
     /// the runtime's threads, the pinning and the noise. Call once, before any loop.
     void start();
@@ -118,6 +147,12 @@ public:
     /// --corrupt-result (tests only): the workload must spoil one value of its result before
     /// checking it, so the test sees the check fail and the run exit 3.
     bool corrupt_result() const noexcept { return corrupt_; }
+
+    /// The runtimes' own objects, after start(), for task workloads: the oneTBB arena of
+    /// --threads slots (tbb runs) and Taskflow's executor of --threads workers, pinned as the
+    /// other runtimes' threads (taskflow runs). Throw std::logic_error on another runtime.
+    tbb::task_arena& tbb_arena();
+    tf::Executor& taskflow_executor();
 
     /// A workload parameter, recorded in the JSON record under "params".
     void param(std::string_view key, double value);
@@ -196,6 +231,7 @@ private:
     cost_record& costs_of(const char* site, std::int64_t n);
     bool write_costs();  // false: the file could not be written (said on stderr)
     template <class Body> void dispatch(const char* site, std::int64_t n, Body& body);
+    [[noreturn]] static void no_taskflow_loops();
     void loop_started();
     void loop_finished(site_state& s);
     void write_tuning(json_writer& j) const;
@@ -219,6 +255,7 @@ private:
     bool timeline_ = false;
     bool corrupt_ = false;
     bool started_ = false;
+    bool tasks_ = false;
     bool noise_off_ = false;
     bool background_off_ = false;
     bool writes_record_ = true;
@@ -243,11 +280,16 @@ private:
     std::optional<background_options> background_opts_;
     std::vector<int> cpus_;  // CPU of thread i (pinned runs)
 
-    std::unique_ptr<aloe::team> team_;
+    std::unique_ptr<aloe::team> own_team_;  // a loop workload's team of --threads workers
+    aloe::team* team_ = nullptr;             // the loops' team: that one, or the process team
     std::unique_ptr<tbb::task_scheduler_handle> tbb_handle_;  // to join oneTBB's workers at the end
     std::unique_ptr<tbb::global_control> tbb_limit_;
     std::unique_ptr<tbb::task_arena> arena_;
     std::unique_ptr<tbb::task_scheduler_observer> pinner_;
+    struct taskflow_deleter {
+        void operator()(tf::Executor* e) const noexcept;  // harness.cpp: a complete type there
+    };
+    std::unique_ptr<tf::Executor, taskflow_deleter> taskflow_;  // taskflow runs
     std::unique_ptr<noise_injector> noise_;
     std::unique_ptr<background_load> background_;
     std::vector<site_state> sites_;
@@ -380,6 +422,8 @@ void harness::dispatch(const char* site_name, std::int64_t n, Body& body) {
         for (std::int64_t i = 0; i < n; ++i) body(i);
         if (timeline_) finish_stamp(0) = now_ns();
         break;
+    case runtime_kind::taskflow:
+        no_taskflow_loops();
     }
     loop_finished(s);
 }

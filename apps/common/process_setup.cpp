@@ -166,7 +166,10 @@ void ensure_environment(const std::vector<std::pair<std::string, std::string>>& 
     }
     setenv(reexec_marker, "1", 1);
     std::vector<char*> argv;
-    std::string self = "/proc/self/exe";
+    // ALOE_APPS_SELF: the program's own starter when it runs through one (a loader wrapper on
+    // a machine without packages: bench/tasks/make_device_kit.sh), where /proc/self/exe would
+    // be the dynamic loader itself.
+    std::string self = env_value("ALOE_APPS_SELF").empty() ? std::string("/proc/self/exe") : env_value("ALOE_APPS_SELF");
     argv.push_back(const_cast<char*>(words.front().c_str()));  // NOLINT: execv's signature
     for (std::size_t i = 1; i < words.size(); ++i) argv.push_back(const_cast<char*>(words[i].c_str()));
     argv.push_back(nullptr);

@@ -92,6 +92,43 @@ ALOE_API aloe_status aloe_stats_write(const char* path);
     }                   \
     }
 
+/* Task groups: tasks that wait together (include/aloe/task.hpp's aloe::task_group).
+ * fn(arg) runs once on some thread of the process team; wait() runs tasks meanwhile and
+ * returns ALOE_ERROR_INTERNAL when a task threw a C++ exception (the message names it; the
+ * group's other tasks still ran). destroy() waits for the group's tasks first. */
+typedef struct aloe_task_group aloe_task_group;
+typedef void (*aloe_task_fn)(void* arg);
+ALOE_API aloe_task_group* aloe_task_group_create(void);
+ALOE_API aloe_status aloe_task_group_run(aloe_task_group* group, aloe_task_fn fn, void* arg);
+ALOE_API aloe_status aloe_task_group_wait(aloe_task_group* group);
+ALOE_API void aloe_task_group_destroy(aloe_task_group* group);
+
+/* Knobs (include/aloe/knob.hpp's aloe::knob): an integer tuned in-run, between epochs, from
+ * the task counters. divisors_of > 0: the divisors of it within [lo, hi]; 0: a geometric
+ * range lo..hi (values 5% apart). options as in C++ ("objective=overall,search=golden"; NULL
+ * or "" for the defaults). NULL on error (see aloe_last_error).
+ *
+ *   aloe_knob* grain = aloe_knob_create("stencil.partition", 1000, nx / 2, nx, nx / 100, NULL);
+ *   for (int step = 0; step < steps; ++step) {
+ *       run_timestep(aloe_knob_value(grain));
+ *       aloe_knob_epoch_done(grain, 1.0, -1.0);
+ *   }
+ *   aloe_knob_destroy(grain);
+ */
+typedef struct aloe_knob aloe_knob;
+ALOE_API aloe_knob* aloe_knob_create(const char* name, int64_t lo, int64_t hi, int64_t divisors_of, int64_t start,
+                                     const char* options);
+/* The value the current epoch should use (any thread); 0 when knob is NULL. */
+ALOE_API int64_t aloe_knob_value(const aloe_knob* knob);
+/* Ends the current epoch: work is the units of work it did (objectives are per unit; <= 0
+ * counts as 1), wall_seconds its wall time (< 0: measured by the knob). */
+ALOE_API aloe_status aloe_knob_epoch_done(aloe_knob* knob, double work, double wall_seconds);
+/* 1 when the search has converged, 0 when not, -1 on error. */
+ALOE_API int aloe_knob_converged(const aloe_knob* knob);
+/* The best value so far; 0 when knob is NULL. */
+ALOE_API int64_t aloe_knob_best(const aloe_knob* knob);
+ALOE_API void aloe_knob_destroy(aloe_knob* knob);
+
 #ifdef __cplusplus
 }
 #endif

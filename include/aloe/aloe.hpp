@@ -3,6 +3,7 @@
 #pragma once
 
 #include <aloe/error.hpp>
+#include <aloe/knob.hpp>
 #include <aloe/loop_handle.hpp>
 #include <aloe/loop_site.hpp>
 #include <aloe/parallel_for.hpp>

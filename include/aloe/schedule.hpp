@@ -15,9 +15,10 @@
 /// | `weighted[,fs=f][,chunk=c]`          | static shares proportional to measured thread speed |
 /// | `tasklets,n=k[,fs=f][,skew=r][,locality=0\|1]` | dynamic part cut into k tasklets, largest first when r>1 |
 /// | `adaptive[,search=race\|local\|nlopt\|sweep][,chunk=c\|auto][,delay=optimistic\|pessimistic]` | tunes itself per loop site (below) |
+/// | `tasks[,grain=g\|auto]`              | the range split recursively into tasks of at most g iterations on the task scheduler (include/aloe/task.hpp); auto: tuned per loop site from the task counters |
 ///
 /// Defaults: chunk=1, fs=1 for weighted, fs=0 for tasklets, skew=1 (uniform), locality=1,
-/// queue=atomic; for adaptive search=race, chunk=auto, delay=optimistic.
+/// queue=atomic; for adaptive search=race, chunk=auto, delay=optimistic; for tasks grain=auto.
 ///
 /// `slack=on|off` (hybrid, staggered, weighted, tasklets, adaptive): spend the MPI slack
 /// libaloe-mpi predicts for the call that follows the loop by lowering the dynamic fraction
@@ -64,6 +65,7 @@ enum class schedule_kind : std::uint8_t {
     weighted,
     tasklets,
     adaptive,
+    tasks,  ///< `tasks`: work-stealing tasks of `grain` iterations (chunk(); 0: auto)
 };
 
 namespace loop {
@@ -138,6 +140,8 @@ public:
     /// chunk 0: chosen by the tuner.
     static schedule adaptive(adaptive_search search = adaptive_search::race, std::int64_t chunk = 0,
                              delay_model delay = delay_model::optimistic);
+    /// grain 0: auto (tuned per loop site).
+    static schedule tasks(std::int64_t grain = 0);
 
     friend bool operator==(const schedule&, const schedule&) = default;
 

@@ -12,6 +12,7 @@
 #include <aloe/schedule.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -168,6 +169,13 @@ ALOE_API void reset_site_history();
 // The /threads counters of a loop go to the instance of the loop's worker index k; the /loop
 // counters to the thread that ended the loop. The old dotted names stay readable by
 // counter_value() and read_counter() and are listed by all_counters().
+//
+// Derived counters (counter_description::derived) are computed from other counters when read,
+// as HPX's are: e.g. the task scheduler's /threads{locality#0/total}/idle-rate is
+// (time/overall − time/cumulative) / time/overall, in ppm, and its worker-thread#k instance
+// the same over worker k's counts. A counter_reader's delta() of one is the formula over the
+// interval's changes of its operands (that interval's idle-rate). ALOE_PRINT_COUNTER prints
+// any of them, HPX-style (docs/counters.md).
 
 /// What a counter's value measures.
 enum class counter_unit : std::uint8_t {
@@ -197,6 +205,7 @@ struct counter_description {
     counter_unit unit = counter_unit::count;
     bool per_worker = false;  ///< also readable per worker slot, `.../worker-thread#k}/...`
     std::string help;
+    bool derived = false;  ///< computed from other counters when read (never counted itself)
 };
 
 /// Every registered counter, in registration order.
@@ -223,10 +232,13 @@ ALOE_API std::vector<std::pair<std::string, std::uint64_t>> all_counters();
 
 /// One consumer's view of the counters a pattern names (a policy, a printer): delta() is
 /// the change since this reader's previous delta() or reset(), whatever other readers do.
-/// Counters are never reset for everyone (only a child of fork() starts its counts afresh,
-/// and a reader copied into it starts from 0). Instances that appear later (a new worker
-/// slot, a counter registered later) join with a baseline of 0. Not thread-safe: one
-/// reader per consumer. Cost per call: that of read_counters() for its instances.
+/// A derived counter's change is its formula over its operands' changes (an idle-rate over
+/// the interval, an average over the interval's tasks). Counters are never reset for
+/// everyone (only a child of fork() starts its counts afresh, and a reader copied into it
+/// starts from 0). Instances that appear later (a new worker slot, a counter registered
+/// later) join with a baseline of 0. Not thread-safe: one reader per consumer; a copy has
+/// the same baseline and moves on its own. Cost per call: that of read_counters() for the
+/// raw instances its instances are computed from.
 ///
 ///     aloe::counter_reader wait("/threads{locality#0/total}/time/wait");
 ///     run_timestep();
@@ -235,6 +247,9 @@ class ALOE_API counter_reader {
 public:
     /// Reads the instances `pattern` names (as read_counters()); the baseline is now.
     explicit counter_reader(std::string pattern);
+    counter_reader(const counter_reader& other);
+    counter_reader& operator=(const counter_reader& other);
+    ~counter_reader();
 
     /// Each instance's change since the baseline, then moves the baseline to now.
     std::vector<counter_sample> delta();
@@ -243,16 +258,11 @@ public:
     /// Moves this reader's baseline to now (no other reader's).
     void reset();
 
-    const std::string& pattern() const noexcept { return pattern_; }
+    const std::string& pattern() const noexcept;
 
 private:
-    std::vector<counter_sample> read(bool move_baseline);
-
-    std::string pattern_;
-    std::uint64_t shape_ = 0;  // the registry's shape when keys_ were resolved
-    std::uint64_t epoch_ = 0;  // the registry's reset epoch of the baselines
-    std::vector<std::uint64_t> keys_;  // the instances, in the registry's own terms
-    std::vector<counter_sample> base_;  // name, unit and baseline value of each instance
+    struct state;  // the runtime's window over the pattern (src/loop/stats_api.cpp)
+    std::unique_ptr<state> state_;  // never null
 };
 
 }  // namespace aloe

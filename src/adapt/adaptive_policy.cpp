@@ -1,4 +1,5 @@
 #include "adapt/adaptive_policy.hpp"
+#include "adapt/task_loop_runner.hpp"
 
 #include "adapt/median.hpp"
 #include "adapt/nlopt_search.hpp"
@@ -835,7 +836,10 @@ constexpr loop::policy_kind kind{"adaptive", &applies, &make_policy, &prepare, /
 // Registers the kind when the library loads (see policy_chain.hpp). The C symbol lets a
 // static link keep this object file (the library's link interface names it).
 struct install_at_load {
-    install_at_load() { loop::register_policy_kind(&kind); }
+    install_at_load() {
+        loop::register_policy_kind(&kind);
+        install_task_loop_runner();
+    }
 } const installer;
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "loop/any_schedule.hpp"
 
+#include <algorithm>
+
 namespace aloe::loop {
 
 void make_schedule(any_schedule& out, const loop_setup& setup) {
@@ -19,6 +21,14 @@ void make_schedule(any_schedule& out, const loop_setup& setup) {
         case schedule_kind::weighted: out.emplace<weighted_split>(setup); return;
         case schedule_kind::tasklets: out.emplace<tasklet_queue>(setup); return;
         case schedule_kind::adaptive: break;  // resolved by the site's policy chain before this (policy_chain.hpp)
+        case schedule_kind::tasks: {
+            // parallel_for runs it on the task scheduler before this (task_loop.hpp); threads
+            // aloe did not start (loop_handle, a taken OpenMP loop) take grain-sized chunks.
+            const schedule chunks = schedule::dynamic(std::max<std::int64_t>(1, spec.chunk()));
+            out.emplace<dynamic_chunks>(loop_setup{setup.count, setup.threads, chunks, setup.history, setup.scratch,
+                                                   setup.block_weights});
+            return;
+        }
     }
     out.emplace<static_blocks>(setup);
 }

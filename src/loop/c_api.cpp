@@ -4,6 +4,7 @@
 #include <aloe/aloe.hpp>
 
 #include "loop/schedules/spec_cache.hpp"
+#include "runtime/c_error.hpp"
 
 #include <cstdio>
 #include <new>
@@ -11,12 +12,8 @@
 
 namespace {
 
-thread_local std::string last_error;
-
-aloe_status fail(aloe_status status, std::string message) {
-    last_error = std::move(message);
-    return status;
-}
+using aloe::runtime::c_fail;
+aloe_status fail(aloe_status status, std::string message) { return c_fail(status, std::move(message)); }
 
 // The schedule `text` names (NULL: ALOE_SCHEDULE) into `out`, parsed once per site and
 // thread while the text at the site stays the same (loop/schedules/spec_cache.hpp).
@@ -49,7 +46,7 @@ struct aloe_loop {
 
 extern "C" {
 
-const char* aloe_last_error(void) { return last_error.c_str(); }
+const char* aloe_last_error(void) { return aloe::runtime::c_last_error(); }
 
 int aloe_num_threads(void) {
     try {
@@ -77,7 +74,7 @@ aloe_status aloe_parallel_for_site(int64_t first, int64_t last, int64_t step, co
         const auto space = aloe::detail::iteration_space::make(first, last, step);
         c_body adapter{space, body, ctx};
         aloe::detail::run_loop(aloe::team::global(), space, s, where, &c_body::run, &adapter);
-        last_error.clear();
+        aloe::runtime::c_clear_error();
         return ALOE_OK;
     } catch (const std::exception& e) {
         return fail(ALOE_ERROR_INTERNAL, std::string("aloe_parallel_for: ") + e.what());
@@ -99,7 +96,7 @@ aloe_loop* aloe_loop_create(int64_t first, int64_t last, int64_t step, const cha
         aloe::schedule s;
         if (parse_schedule(schedule, where, s) != ALOE_OK) return nullptr;
         auto* loop = new aloe_loop{aloe::loop_handle(first, last, step, s, where)};
-        last_error.clear();
+        aloe::runtime::c_clear_error();
         return loop;
     } catch (const std::exception& e) {
         fail(ALOE_ERROR_INTERNAL, std::string("aloe_loop_create: ") + e.what());

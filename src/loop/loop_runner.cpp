@@ -14,6 +14,7 @@
 #include "loop/loop_driver.hpp"
 #include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
+#include "loop/task_loop.hpp"
 #include "runtime/config.hpp"
 #include "runtime/output_path.hpp"
 #include "runtime/printable_text.hpp"
@@ -77,6 +78,22 @@ void run_serial(site_state& st, std::uint64_t n, const schedule& s, detail::chun
     count_serial_loop(n);
 }
 
+// A `tasks` loop: on the task scheduler through adapt/'s runner (the process team's tasks,
+// whatever team was named), counted as a serial run of the site with that schedule (the
+// task counters describe how it ran); without the runner, serially.
+void run_as_tasks(site_state& st, std::uint64_t n, const schedule& s, detail::chunk_fn fn, void* ctx) {
+    if (const task_loop_fn runner = task_loop_runner()) {
+        runner(s, st.key_name, n, fn, ctx);
+        {
+            std::lock_guard lock(st.mutex);
+            st.stats.add_serial(n, s);
+        }
+        count_serial_loop(n);
+        return;
+    }
+    run_serial(st, n, s, fn, ctx);
+}
+
 }  // namespace
 
 }  // namespace aloe::loop
@@ -119,6 +136,10 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
     site_state& st = *held;
     if (n == 0) [[unlikely]] {
         record_empty_call(st, s);
+        return;
+    }
+    if (s.kind() == schedule_kind::tasks) [[unlikely]] {
+        run_as_tasks(st, n, s, fn, ctx);
         return;
     }
     runtime::worker_team& workers = t.workers();

@@ -14,6 +14,7 @@
 #include <aloe/schedule.hpp>
 
 #include "loop/schedules/adaptive_spec.hpp"
+#include "loop/schedules/tasks_spec.hpp"
 #include "loop/schedules/dynamic.hpp"
 #include "loop/schedules/guided.hpp"
 #include "loop/schedules/hybrid.hpp"
@@ -55,7 +56,7 @@ constexpr kind_row row_of() {
 }
 
 // In schedule_kind's order (checked below): to_string() indexes it by kind.
-constexpr std::array<kind_row, 8> kinds{{
+constexpr std::array<kind_row, 9> kinds{{
     row_of<schedule_kind::static_block>(),
     row_of<schedule_kind::dynamic>(),
     row_of<schedule_kind::guided>(),
@@ -64,6 +65,7 @@ constexpr std::array<kind_row, 8> kinds{{
     row_of<schedule_kind::weighted>(),
     row_of<schedule_kind::tasklets>(),
     row_of<schedule_kind::adaptive>(),
+    row_of<schedule_kind::tasks>(),
 }};
 
 constexpr bool rows_in_kind_order() {
@@ -202,6 +204,10 @@ schedule schedule::tasklets(std::int64_t count, double fs, double skew, bool loc
 }
 schedule schedule::adaptive(adaptive_search search, std::int64_t chunk, delay_model delay) {
     return loop::kind_text<schedule_kind::adaptive>::make(search, chunk, delay);
+}
+
+schedule schedule::tasks(std::int64_t grain) {
+    return loop::kind_text<schedule_kind::tasks>::make(grain);
 }
 
 }  // namespace aloe

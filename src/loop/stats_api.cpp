@@ -1,12 +1,13 @@
 // The public statistics functions of include/aloe/stats.hpp.
 #include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
+#include "runtime/counter_window.hpp"
 #include "runtime/counters.hpp"
 #include "runtime/output_file.hpp"
 
 #include <aloe/stats.hpp>
 
-#include <algorithm>
+#include <memory>
 #include <utility>
 
 namespace aloe {
@@ -46,44 +47,29 @@ std::optional<counter_sample> read_counter(std::string_view name) { return runti
 
 std::vector<counter_sample> read_counters(std::string_view pattern) { return runtime::read_counters(pattern); }
 
-counter_reader::counter_reader(std::string pattern) : pattern_(std::move(pattern)), shape_(~std::uint64_t{0}) { reset(); }
+// The reader is a runtime::counter_window behind the public header's opaque pointer.
+struct counter_reader::state {
+    runtime::counter_window window;
+};
 
-std::vector<counter_sample> counter_reader::delta() { return read(true); }
+counter_reader::counter_reader(std::string pattern)
+    : state_(std::make_unique<state>(state{runtime::counter_window(std::move(pattern))})) {}
 
-std::vector<counter_sample> counter_reader::peek() { return read(false); }
+counter_reader::counter_reader(const counter_reader& other) : state_(std::make_unique<state>(*other.state_)) {}
 
-void counter_reader::reset() { read(true); }
-
-std::vector<counter_sample> counter_reader::read(bool move_baseline) {
-    // Resolve the pattern again when the registry changed shape (a counter or a worker slot
-    // appeared): known instances keep their baseline, new ones start from 0 (all their counts
-    // came after this reader last looked).
-    if (const std::uint64_t shape = runtime::counter_shape(); shape != shape_) {
-        std::vector<std::uint64_t> keys;
-        std::vector<counter_sample> base;
-        for (runtime::counter_instance& found : runtime::find_counters(pattern_)) {
-            const auto known = std::find(keys_.begin(), keys_.end(), found.key);
-            found.sample.value = known == keys_.end() ? 0 : base_[static_cast<std::size_t>(known - keys_.begin())].value;
-            keys.push_back(found.key);
-            base.push_back(std::move(found.sample));
-        }
-        keys_ = std::move(keys);
-        base_ = std::move(base);
-        shape_ = shape;
-    }
-    std::vector<std::uint64_t> now(keys_.size());
-    const std::uint64_t epoch = runtime::read_counter_values(keys_, now);
-    if (epoch != epoch_) {  // a fork child: every count restarted from 0
-        for (counter_sample& b : base_) b.value = 0;
-        epoch_ = epoch;
-    }
-    std::vector<counter_sample> out = base_;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        // A count below its baseline can only have restarted: all of it is new.
-        out[i].value = now[i] >= base_[i].value ? now[i] - base_[i].value : now[i];
-        if (move_baseline) base_[i].value = now[i];
-    }
-    return out;
+counter_reader& counter_reader::operator=(const counter_reader& other) {
+    if (this != &other) *state_ = *other.state_;
+    return *this;
 }
+
+counter_reader::~counter_reader() = default;
+
+std::vector<counter_sample> counter_reader::delta() { return state_->window.delta(); }
+
+std::vector<counter_sample> counter_reader::peek() { return state_->window.peek(); }
+
+void counter_reader::reset() { state_->window.reset(); }
+
+const std::string& counter_reader::pattern() const noexcept { return state_->window.pattern(); }
 
 }  // namespace aloe

@@ -197,13 +197,66 @@ parse_result parse_verbose(std::string_view s, config& cfg) {
     return std::nullopt;
 }
 
-// A boolean setting: 1, true or on; 0, false or off (any case).
+// A boolean: 1, true or on; 0, false or off (any case).
+parse_result parse_boolean(std::string_view s, bool& out) {
+    const std::string v = lower(s);
+    if (v == "1" || v == "true" || v == "on") out = true;
+    else if (v == "0" || v == "false" || v == "off") out = false;
+    else return "is not one of " + join_names({"0", "1", "true", "false", "on", "off"});
+    return std::nullopt;
+}
+
 template <bool config::*Member>
 parse_result parse_flag(std::string_view s, config& cfg) {
+    return parse_boolean(s, cfg.*Member);
+}
+
+// ALOE_PRINT_COUNTER: names split at the commas outside braces, so an instance that holds a
+// comma (`/loop{a,b}/time`) stays one name. Every item must be non-empty: a stray comma is
+// a typo, not "no counter".
+parse_result parse_print_counter(std::string_view s, config& cfg) {
+    std::vector<std::string> names;
+    int depth = 0;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+        if (i < s.size() && s[i] == '{') ++depth;
+        if (i < s.size() && s[i] == '}' && depth > 0) --depth;
+        if (i < s.size() && (s[i] != ',' || depth > 0)) continue;
+        const std::string_view item = trim(s.substr(start, i - start));
+        if (item.empty())
+            return "is not a comma-separated list of counter names: name " + std::to_string(names.size() + 1) + " is empty";
+        names.emplace_back(item);
+        start = i + 1;
+    }
+    cfg.print_counter.patterns = std::move(names);
+    return std::nullopt;
+}
+
+// Milliseconds between prints: up to a day, beyond which a program is better served by
+// reading its counters itself.
+constexpr std::int64_t max_print_interval_ms = 86'400'000;
+
+parse_result parse_print_interval(std::string_view s, config& cfg) {
+    bool too_large = false;
+    const std::optional<std::int64_t> v = parse_digits(s, too_large);
+    if (!v || *v > max_print_interval_ms)
+        return "is not a whole number of milliseconds in 0.." + std::to_string(max_print_interval_ms);
+    cfg.print_counter.interval_ms = *v;
+    return std::nullopt;
+}
+
+parse_result parse_print_reset(std::string_view s, config& cfg) { return parse_boolean(s, cfg.print_counter.reset); }
+
+parse_result parse_print_format(std::string_view s, config& cfg) {
     const std::string v = lower(s);
-    if (v == "1" || v == "true" || v == "on") cfg.*Member = true;
-    else if (v == "0" || v == "false" || v == "off") cfg.*Member = false;
-    else return "is not one of " + join_names({"0", "1", "true", "false", "on", "off"});
+    if (v == "text") cfg.print_counter.format = counter_print_format::text;
+    else if (v == "csv") cfg.print_counter.format = counter_print_format::csv;
+    else return "is not one of " + join_names({"text", "csv"});
+    return std::nullopt;
+}
+
+parse_result parse_print_destination(std::string_view s, config& cfg) {
+    cfg.print_counter.destination = std::string(s);  // the printer reports a file it cannot write (W017)
     return std::nullopt;
 }
 
@@ -246,6 +299,22 @@ std::string print_verbose(const config& cfg) {
     return cfg.verbose.empty() ? "none" : cfg.verbose;
 }
 std::string print_display_env(const config& cfg) { return cfg.display_env ? "true" : "false"; }
+std::string print_print_counter(const config& cfg) {
+    std::string out;
+    for (const std::string& name : cfg.print_counter.patterns) out += (out.empty() ? "" : ",") + name;
+    return or_none(out);
+}
+std::string print_print_interval(const config& cfg) {
+    const std::int64_t ms = cfg.print_counter.interval_ms;
+    return ms == 0 ? "0 (at exit only)" : std::to_string(ms);
+}
+std::string print_print_reset(const config& cfg) { return cfg.print_counter.reset ? "true" : "false"; }
+std::string print_print_format(const config& cfg) {
+    return cfg.print_counter.format == counter_print_format::csv ? "csv" : "text";
+}
+std::string print_print_destination(const config& cfg) {
+    return cfg.print_counter.destination.empty() ? "(none): stdout" : cfg.print_counter.destination;
+}
 std::string print_mpi_calibration(const config& cfg) { return cfg.mpi_calibration ? "on" : "off"; }
 
 // --- the table ---------------------------------------------------------------------------
@@ -344,6 +413,28 @@ constexpr std::array settings_table{
                  "cost that slack is measured beyond, and the naive slack prediction); off on any "
                  "rank turns it off on all.",
                  setting_source::aloe_environment, parse_flag<&config::mpi_calibration>, print_mpi_calibration},
+    // Read when the library loads (load_counter_print_config): their rows stay together.
+    setting_spec{"ALOE_PRINT_COUNTER", "W120", "counter list", "(none)",
+                 "counter names or patterns with *, comma list",
+                 "Print these counters at exit, HPX-style, e.g. /threads{locality#0/total}/idle-rate or "
+                 "/threads{*}/idle-rate (docs/counters.md); a name that matches nothing is reported (W016).",
+                 setting_source::aloe_environment, parse_print_counter, print_print_counter},
+    setting_spec{"ALOE_PRINT_COUNTER_INTERVAL", "W121", "integer", "0 (at exit only)", "0..86400000 (milliseconds)",
+                 "Also print ALOE_PRINT_COUNTER's counters every this many milliseconds (a background thread "
+                 "that sleeps in between).",
+                 setting_source::aloe_environment, parse_print_interval, print_print_interval},
+    setting_spec{"ALOE_PRINT_COUNTER_RESET", "W122", "boolean", "false", "0, 1, true, false, on, off",
+                 "Each print shows what changed since the previous print (HPX's --hpx:reset-counters), "
+                 "not the values since the start.",
+                 setting_source::aloe_environment, parse_print_reset, print_print_reset},
+    setting_spec{"ALOE_PRINT_COUNTER_FORMAT", "W123", "keyword", "text", "text, csv",
+                 "text: a line per counter, name,sample,seconds,[s],value,[unit] (HPX's); csv: a header of "
+                 "names, then a row per print.",
+                 setting_source::aloe_environment, parse_print_format, print_print_format},
+    setting_spec{"ALOE_PRINT_COUNTER_DESTINATION", "W124", "path", "(none): stdout",
+                 "file path (%p, %r, %h; rank inserted)",
+                 "Write the printed counters to this file (whole, at exit) instead of stdout.",
+                 setting_source::aloe_environment, parse_print_destination, print_print_destination},
 };
 
 thread_local bool loading_on_this_thread = false;
@@ -425,9 +516,10 @@ void read_job_place(const env_lookup& env, config& cfg) {
     }
 }
 
-}  // namespace
+constexpr std::string_view print_counter_prefix = "ALOE_PRINT_COUNTER";
 
-config load_config(const env_lookup& env) {
+// The rows `wanted` accepts (every row: nullptr) parsed from `env`, and the job place.
+config load_rows(const env_lookup& env, bool (*wanted)(std::string_view name)) {
     struct rejected {
         const setting_spec* spec;
         std::string value;
@@ -436,6 +528,7 @@ config load_config(const env_lookup& env) {
     config cfg;
     std::vector<rejected> bad;
     for (const setting_spec& spec : settings_table) {
+        if (wanted != nullptr && !wanted(spec.name)) continue;
         const std::optional<std::string> raw = env(spec.name);
         if (!raw || trim(*raw).empty()) continue;
         if (parse_result why = spec.parse(trim(*raw), cfg)) {
@@ -452,6 +545,16 @@ config load_config(const env_lookup& env) {
                      (r.spec->print_used != nullptr ? r.spec->print_used : r.spec->print)(cfg)});
     }
     return cfg;
+}
+
+}  // namespace
+
+config load_config(const env_lookup& env) { return load_rows(env, nullptr); }
+
+config load_counter_print_config(const env_lookup& env) {
+    const std::optional<std::string> names = env(print_counter_prefix);
+    if (!names || trim(*names).empty()) return {};
+    return load_rows(env, [](std::string_view name) { return name.starts_with(print_counter_prefix); });
 }
 
 const config& current_config() {

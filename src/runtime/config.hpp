@@ -22,6 +22,22 @@ enum class wait_policy_kind { active, passive, hybrid };
 /// Where workers are bound. `none` leaves placement to the OS.
 enum class proc_bind_kind { none, close, spread };
 
+/// How ALOE_PRINT_COUNTER prints (runtime/counter_printer.hpp).
+enum class counter_print_format { text, csv };
+
+/// ALOE_PRINT_COUNTER and its companions: which counters to print, when and where
+/// (runtime/counter_printer.hpp, docs/counters.md).
+struct counter_print_config {
+    /// ALOE_PRINT_COUNTER: names or patterns with `*`, split at the commas outside braces.
+    /// Empty: nothing is printed.
+    std::vector<std::string> patterns;
+    std::int64_t interval_ms = 0;  ///< ALOE_PRINT_COUNTER_INTERVAL; 0: only at exit
+    bool reset = false;            ///< ALOE_PRINT_COUNTER_RESET: each print shows the change since the last
+    counter_print_format format = counter_print_format::text;  ///< ALOE_PRINT_COUNTER_FORMAT
+    /// ALOE_PRINT_COUNTER_DESTINATION as given (%p, %r, %h: output_path.hpp); empty: stdout.
+    std::string destination;
+};
+
 /// Where an effective setting came from, for ALOE_DISPLAY_ENV and `--show-config`.
 enum class setting_source { default_value, omp_environment, aloe_environment, api };
 
@@ -56,6 +72,7 @@ struct config {
     std::int64_t site_limit = 4096;
     std::string verbose;       ///< ALOE_VERBOSE: report categories shown at info level
     bool display_env = false;  ///< ALOE_DISPLAY_ENV: print the effective settings at start-up
+    counter_print_config print_counter;  ///< ALOE_PRINT_COUNTER*
     /// This process's place in a parallel job, from its launcher's variables (mpirun, srun,
     /// Hydra); read here because no other file reads the environment. Output file names use
     /// it so that the ranks of a job never write the same file (output_path.hpp).
@@ -80,6 +97,14 @@ env_lookup process_environment();
 
 /// Parses every setting from `env`, warning once per bad value through report.hpp.
 config load_config(const env_lookup& env);
+
+/// Only the ALOE_PRINT_COUNTER* rows and the job place (rank, for output names) of `env`,
+/// parsed and warned about as load_config() does; every other field keeps its default, and
+/// nothing is read or warned about when ALOE_PRINT_COUNTER is unset. The counter printer
+/// reads these when the library loads, before the program could change the environment the
+/// rest of the settings are read from at first use (a program may set ALOE_NUM_THREADS
+/// before its first loop); current_config() reads the same rows again.
+config load_counter_print_config(const env_lookup& env);
 
 /// The settings of this process, read on first use and never changed afterwards.
 /// Thread-safe. The first call also sets the report verbosity (ALOE_VERBOSE) and, with

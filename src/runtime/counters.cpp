@@ -28,12 +28,20 @@ using detail::thread_counters;
 constexpr std::string_view total_instance = "locality#0/total";
 constexpr std::string_view worker_prefix = "locality#0/worker-thread#";
 
+// A derived counter's formula, by counter ids (no_operand: absent).
+constexpr std::uint32_t no_operand = max_counters;
+struct derivation {
+    std::uint32_t a = no_operand, b = no_operand, c = no_operand;
+    std::uint64_t scale = 1, empty_value = 0;
+};
+
 struct counter_meta {
     std::string object, name;
     std::string instance;  // empty: per worker (instances locality#0/total and worker-thread#k)
     std::string alias, help;
     counter_unit unit = counter_unit::count;
     std::string full_name;  // of the total, or of its one instance
+    std::optional<derivation> derived;  // set: computed from other counters, never stored
 };
 
 struct registry {
@@ -306,8 +314,21 @@ std::optional<counter_key> exact_key(const registry& r, std::string_view name) {
     return key_of(it->second, k);
 }
 
+// How `key`'s value follows from raw instances: itself for a raw counter; a derived one's
+// operands, each in the same worker slot when it is per worker, else as its one instance.
+counter_formula formula_of(const registry& r, counter_key key) noexcept {
+    const counter_meta& m = r.counters[id_of(key)];
+    if (!m.derived) return {.a = key};
+    const auto operand = [&](std::uint32_t id) {
+        if (id == no_operand) return counter_formula::none;
+        return key_of(id, r.counters[id].instance.empty() ? worker_of(key) : -1);
+    };
+    const derivation& d = *m.derived;
+    return {operand(d.a), operand(d.b), operand(d.c), d.scale, d.empty_value};
+}
+
 counter_instance instance_of(const registry& r, counter_key key, std::string name) {
-    return {key, {std::move(name), 0, r.counters[id_of(key)].unit}};
+    return {key, {std::move(name), 0, r.counters[id_of(key)].unit}, formula_of(r, key)};
 }
 
 std::vector<counter_instance> find_locked(const registry& r, std::string_view pattern) {
@@ -327,9 +348,9 @@ std::vector<counter_instance> find_locked(const registry& r, std::string_view pa
     return out;
 }
 
-// One instance's value: the total sums every lane, a worker slot k sums the blocks holding
+// A raw instance's value: the total sums every lane, a worker slot k sums the blocks holding
 // slot k (their own counts), the lanes attributed to k, and k's retired lane.
-std::uint64_t value_locked(const registry& r, counter_key key) noexcept {
+std::uint64_t raw_value_locked(const registry& r, counter_key key) noexcept {
     const std::uint32_t id = id_of(key);
     const int worker = worker_of(key);
     if (id >= r.counters.size() || worker >= max_counter_workers) return 0;
@@ -350,6 +371,17 @@ std::uint64_t value_locked(const registry& r, counter_key key) noexcept {
     return sum;
 }
 
+// Any instance's value: a derived one's formula over its operands' values.
+std::uint64_t value_locked(const registry& r, counter_key key) noexcept {
+    const std::uint32_t id = id_of(key);
+    if (id >= r.counters.size() || !r.counters[id].derived) return raw_value_locked(r, key);
+    const counter_formula f = formula_of(r, key);
+    const auto read = [&](counter_key operand, std::uint64_t absent) {
+        return operand == counter_formula::none ? absent : raw_value_locked(r, operand);
+    };
+    return f.apply(read(f.a, 0), read(f.b, 0), read(f.c, 1));
+}
+
 bool has_any(std::string_view s, std::string_view chars) { return s.find_first_of(chars) != std::string_view::npos; }
 
 void check_spec(const counter_spec& s) {
@@ -364,6 +396,13 @@ void check_spec(const counter_spec& s) {
         refuse("an instance holds no '{', '}' or '*' and does not start with 'locality#' (leave it empty for a per-worker counter)");
     if (!s.alias.empty() && (s.alias.front() == '/' || has_any(s.alias, "{}*")))
         refuse("an alias starts with no '/' and holds no '{', '}' or '*'");
+}
+
+// The id a new counter named `full` gets; the caller holds the lock and appends it.
+std::uint32_t next_id(const registry& r, const std::string& full) {
+    if (r.counters.size() >= max_counters)
+        throw aloe::error("counter '" + full + "': the registry is full (" + std::to_string(max_counters) + " counters)");
+    return static_cast<std::uint32_t>(r.counters.size());
 }
 
 }  // namespace
@@ -405,18 +444,52 @@ counter_handle register_counter(const counter_spec& spec) {
     std::string full = full_name(spec.object, spec.instance.empty() ? total_instance : spec.instance, spec.name);
     registry& r = the_registry();
     std::lock_guard lock(r.mutex);
-    if (const auto it = r.by_name.find(full); it != r.by_name.end()) return counter_handle(it->second);
+    if (const auto it = r.by_name.find(full); it != r.by_name.end()) {
+        // A handle to a derived counter would let add() write where nothing is read.
+        if (r.counters[it->second].derived) throw aloe::error("counter '" + full + "' is a derived counter");
+        return counter_handle(it->second);
+    }
     if (!spec.alias.empty() && r.by_name.contains(std::string(spec.alias)))
         throw aloe::error("counter '" + full + "': the alias '" + std::string(spec.alias) + "' names another counter");
-    if (r.counters.size() >= max_counters)
-        throw aloe::error("counter '" + full + "': the registry is full (" + std::to_string(max_counters) + " counters)");
-    const auto id = static_cast<std::uint32_t>(r.counters.size());
+    const std::uint32_t id = next_id(r, full);
     r.counters.push_back({std::string(spec.object), std::string(spec.name), std::string(spec.instance),
-                          std::string(spec.alias), std::string(spec.help), spec.unit, full});
+                          std::string(spec.alias), std::string(spec.help), spec.unit, full, std::nullopt});
     r.by_name.emplace(std::move(full), id);
     if (!spec.alias.empty()) r.by_name.emplace(std::string(spec.alias), id);
     r.shape.fetch_add(1, std::memory_order_relaxed);
     return counter_handle(id);
+}
+
+counter_key register_derived_counter(const derived_counter_spec& spec) {
+    check_spec({.object = spec.object, .name = spec.name, .instance = spec.instance});
+    std::string full = full_name(spec.object, spec.instance.empty() ? total_instance : spec.instance, spec.name);
+    if (!spec.a.valid()) throw aloe::error("derived counter '" + full + "': its operand a is a disabled handle");
+    if (spec.scale == 0) throw aloe::error("derived counter '" + full + "': its scale is 0");
+    registry& r = the_registry();
+    std::lock_guard lock(r.mutex);
+    if (const auto it = r.by_name.find(full); it != r.by_name.end()) {
+        if (!r.counters[it->second].derived) throw aloe::error("derived counter '" + full + "': a raw counter has that name");
+        return key_of(it->second, -1);
+    }
+    const auto operand = [&](counter_handle h) {
+        // Handles come from register_counter only, so an operand is always a raw counter.
+        return h.valid() && h.id() < r.counters.size() ? h.id() : no_operand;
+    };
+    const std::uint32_t id = next_id(r, full);
+    r.counters.push_back({std::string(spec.object), std::string(spec.name), std::string(spec.instance), "",
+                          std::string(spec.help), spec.unit, full,
+                          derivation{operand(spec.a), operand(spec.b), operand(spec.c), spec.scale, spec.empty_value}});
+    r.by_name.emplace(std::move(full), id);
+    r.shape.fetch_add(1, std::memory_order_relaxed);
+    return key_of(id, -1);
+}
+
+std::uint64_t counter_formula::apply(std::uint64_t a_value, std::uint64_t b_value, std::uint64_t c_value) const noexcept {
+    if (c_value == 0) return empty_value;
+    // (a − b) × scale needs 128 bits: a day of nanoseconds (8.6e13) × 1e6 exceeds 2^64.
+    __extension__ using wide = unsigned __int128;
+    const wide q = wide{a_value > b_value ? a_value - b_value : 0} * scale / c_value;
+    return q > wide{~std::uint64_t{0}} ? ~std::uint64_t{0} : static_cast<std::uint64_t>(q);
 }
 
 void set_counter_worker(int worker) {
@@ -488,7 +561,8 @@ std::vector<aloe::counter_description> list_counters() {
     std::lock_guard lock(r.mutex);
     std::vector<aloe::counter_description> out;
     out.reserve(r.counters.size());
-    for (const counter_meta& m : r.counters) out.push_back({m.full_name, m.alias, m.unit, m.instance.empty(), m.help});
+    for (const counter_meta& m : r.counters)
+        out.push_back({m.full_name, m.alias, m.unit, m.instance.empty(), m.help, m.derived.has_value()});
     return out;
 }
 

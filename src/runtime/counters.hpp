@@ -30,6 +30,14 @@
 //                thread already past its exit fold: add_slow / add_for_worker_slow, out of
 //                line; they allocate (chunks of 512 bytes) and may take the registry's lock.
 //
+// Derived counters (register_derived_counter): a counter whose value is computed from up to
+// three registered ones when it is read, (a − b) × scale / c (HPX's idle-rate, average task
+// time, ...). Nothing is stored for it and add() never reaches it (no handle names it). A
+// process-wide derived counter is per worker too: its `worker-thread#k` instance applies the
+// formula to the operands' worker-k instances, its total to their totals. A reader's delta of
+// a derived counter is the formula over its operands' deltas (counter_window), so an
+// interval's idle-rate is that interval's, never a difference of two rates.
+//
 // Capacity: `max_counters` counters (chunks are made as they are touched, so a thread's block
 // grows with the counters it uses, by 512 bytes at a time); registering one more throws.
 // Fork: a child of fork() keeps the registered counters and starts every count at 0 (only
@@ -151,8 +159,42 @@ private:
 /// The counter `spec` describes, registered on first call; later calls with the same full
 /// name (or alias) return the same handle (the first unit and help stay). Thread-safe; call
 /// once and keep the handle. Throws aloe::error on a malformed name, an alias taken by
-/// another counter, or when max_counters are registered already.
+/// another counter, a name a derived counter has, or when max_counters are registered already.
 counter_handle register_counter(const counter_spec& spec);
+
+/// One instance, as the registry reads it: (counter id << 32) | (worker slot + 1), 0 in the
+/// low half for the total or a counter's one instance.
+using counter_key = std::uint64_t;
+
+/// What a derived counter is: value = (a − b) × scale / c, computed when read. Names as in
+/// counter_spec (no alias: derived counters have no old names).
+struct derived_counter_spec {
+    std::string_view object = {};
+    std::string_view name = {};
+    aloe::counter_unit unit = aloe::counter_unit::count;
+    std::string_view help = {};
+    /// Empty: process-wide (a total and a worker-slot instance per slot, each over the
+    /// operands' instances of that slot; an operand with its own instance reads as itself).
+    std::string_view instance = {};
+    counter_handle a = {};  ///< required
+    counter_handle b = {};  ///< subtracted; a disabled handle reads as 0. a − b stops at 0
+    counter_handle c = {};  ///< the divisor; a disabled handle reads as 1
+    std::uint64_t scale = 1;  ///< ≥ 1; 1'000'000 for a ratio (counter_unit::ratio is in ppm)
+    std::uint64_t empty_value = 0;  ///< the value when c reads 0 (HPX: idle-rate 100% when t_func = 0)
+};
+
+/// Registers the derived counter `spec` describes and returns the key of its total (or of
+/// its one instance); a second call with the same full name returns the same key (the first
+/// formula stays). The quotient rounds down and saturates at 2^64 − 1. Thread-safe; takes
+/// the registry's lock. Throws aloe::error on a malformed name, a name a raw counter has, a
+/// disabled `a`, a `scale` of 0, or a full registry.
+///
+///     const counter_handle overall = register_counter({.object = "threads", .name = "time/overall", ...});
+///     const counter_handle cumulative = register_counter({.object = "threads", .name = "time/cumulative", ...});
+///     register_derived_counter({.object = "threads", .name = "idle-rate", .unit = counter_unit::ratio,
+///                               .a = overall, .b = cumulative, .c = overall,
+///                               .scale = 1'000'000, .empty_value = 1'000'000});
+counter_key register_derived_counter(const derived_counter_spec& spec);
 
 /// Declares the calling thread to be worker slot `worker` (team workers call it with their
 /// index; a thread aloe did not start may use its OpenMP thread number). What it counted
@@ -163,21 +205,32 @@ void set_counter_worker(int worker);
 /// The calling thread's slot; −1 before its first count or when it has none.
 int counter_worker() noexcept;
 
-/// One instance, as the registry reads it: (counter id << 32) | (worker slot + 1), 0 in the
-/// low half for the total or a counter's one instance.
-using counter_key = std::uint64_t;
+/// How one instance's value follows from raw instances: (a − b) × scale / c, b absent
+/// reading 0 and c absent 1. A raw counter's instance is {its own key, none, none, 1}.
+struct counter_formula {
+    static constexpr counter_key none = ~counter_key{0};
+    counter_key a = none, b = none, c = none;
+    std::uint64_t scale = 1;
+    std::uint64_t empty_value = 0;
+
+    /// The value from the operands' values; pass 0 for an absent b and 1 for an absent c.
+    /// `empty_value` when `c` is 0; a − b below 0 counts as 0; rounds down, saturates.
+    std::uint64_t apply(std::uint64_t a_value, std::uint64_t b_value, std::uint64_t c_value) const noexcept;
+};
 
 struct counter_instance {
     counter_key key;
     aloe::counter_sample sample;  ///< name and unit (value unset)
+    counter_formula formula;      ///< the raw instances its value is computed from
 };
 
 /// The instances `pattern` names: an exact full name or alias, or a glob with `*` (see
 /// aloe::read_counters). Thread-safe.
 std::vector<counter_instance> find_counters(std::string_view pattern);
 
-/// The values of `keys` (out.size() == keys.size()), read under one lock. Returns the reset
-/// epoch (changes when a fork child resets every count). Thread-safe.
+/// The values of `keys` (out.size() == keys.size()), read under one lock; a derived
+/// instance's value is its formula over its operands' values. Returns the reset epoch
+/// (changes when a fork child resets every count). Thread-safe.
 std::uint64_t read_counter_values(std::span<const counter_key> keys, std::span<std::uint64_t> out);
 
 /// The total of the counter `h` updates (its one instance, or every slot of a process-wide

@@ -5,6 +5,8 @@
 #include <climits>
 #include <cstdint>
 
+#include <ctime>
+
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -16,6 +18,17 @@ static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t), "fute
 /// Sleeps while `word` holds `expected` (returns at once if it does not; may wake spuriously).
 inline void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
     syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+/// As futex_wait, for at most `ns` nanoseconds.
+inline void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected, long ns) noexcept {
+    timespec limit{ns / 1'000'000'000L, ns % 1'000'000'000L};
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &limit, nullptr, 0);
+}
+
+/// Wakes up to `n` threads sleeping on `word`.
+inline void futex_wake(std::atomic<std::uint32_t>& word, int n) noexcept {
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, n, nullptr, nullptr, 0);
 }
 
 /// Wakes every thread sleeping on `word`.

@@ -199,6 +199,9 @@ void worker_team::stop_workers() noexcept {
 
 bool worker_team::in_job() noexcept { return running_team != nullptr; }
 
+worker_team::job_scope::job_scope(const worker_team& t) noexcept : saved_(running_team) { running_team = &t; }
+worker_team::job_scope::~job_scope() { running_team = saved_; }
+
 bool worker_team::in_job_of_this() const noexcept { return running_team == this; }
 
 bool worker_team::try_acquire() noexcept {
@@ -237,11 +240,21 @@ void worker_team::run(job_fn job, void* ctx, int k) noexcept {
     // idle before it reports to its join).
     for (int w = 1; w < k; ++w) {
         std::atomic<std::uint32_t>& state = boxes_[static_cast<std::size_t>(w)].state;
-        for (std::uint32_t expected = idle;
-             !state.compare_exchange_weak(expected, claimed_state, std::memory_order_acquire,
-                                          std::memory_order_relaxed);
-             expected = idle)
-            sched_yield();
+        std::uint32_t expected = idle;
+        if (!state.compare_exchange_strong(expected, claimed_state, std::memory_order_acquire,
+                                           std::memory_order_relaxed)) {
+            // Busy with the work sources (tasks): ask them to hand the worker back.
+            fork_waiting_.fetch_add(1, std::memory_order_seq_cst);
+            const int n = source_count_.load(std::memory_order_acquire);
+            for (int i = 0; i < n; ++i)
+                if (const work_source& src = sources_[static_cast<std::size_t>(i)]; src.wake != nullptr)
+                    src.wake(src.ctx);
+            for (expected = idle; !state.compare_exchange_weak(expected, claimed_state, std::memory_order_acquire,
+                                                               std::memory_order_relaxed);
+                 expected = idle)
+                sched_yield();
+            fork_waiting_.fetch_sub(1, std::memory_order_relaxed);
+        }
         deliver(w, job, ctx, w, &fork_join_);
     }
     {

@@ -64,6 +64,9 @@ namespace aloe::runtime {
 struct work_source {
     bool (*poll)(void* ctx, int worker) noexcept = nullptr;
     void* ctx = nullptr;
+    /// Called (if set) when a fork waits for workers busy in `poll`: wake any that sleep
+    /// there so they see wants_workers() and return.
+    void (*wake)(void* ctx) noexcept = nullptr;
 };
 
 class worker_team {
@@ -117,6 +120,24 @@ public:
     /// Returns how many it woke.
     int notify_work(int most) noexcept;
 
+    /// True while a fork (run()) waits for workers that are busy with the work sources: a
+    /// source should hand its worker back soon (after its current piece of work). Relaxed.
+    bool wants_workers() const noexcept { return fork_waiting_.load(std::memory_order_relaxed) != 0; }
+
+    /// Marks the calling thread as running a job of this team (what a worker's own jobs do)
+    /// for the scope: a loop it starts then claims idle workers instead of taking the team.
+    /// For threads that run work of the sources outside a job (a task waiter).
+    class job_scope {
+    public:
+        explicit job_scope(const worker_team& t) noexcept;
+        ~job_scope();
+        job_scope(const job_scope&) = delete;
+        job_scope& operator=(const job_scope&) = delete;
+
+    private:
+        const worker_team* saved_;
+    };
+
     /// Scratch memory for the current holder's loop state (reset by the holder).
     arena& scratch() noexcept { return scratch_; }
 
@@ -168,6 +189,7 @@ private:
     std::atomic<bool> quit_{false};
 
     std::array<work_source, max_work_sources> sources_{};
+    std::atomic<int> fork_waiting_{0};  // forks waiting for a worker busy with the sources
     std::atomic<int> source_count_{0};
 
     alignas(cache_line) std::atomic<int> holder_cpu_{-1};  // CPU of the holder at a fork that woke sleepers

@@ -292,6 +292,25 @@ int topology::core_for_worker(int worker, int team_size, proc_bind_kind bind) co
     return -1;
 }
 
+int topology::distance(int core_a, int core_b) const noexcept {
+    if (core_a == core_b) return 0;
+    const hwloc_obj_t a = impl_->core(core_a);
+    const hwloc_obj_t b = impl_->core(core_b);
+    if (a == nullptr || b == nullptr) return 3;
+    const hwloc_obj_t common = hwloc_get_common_ancestor_obj(impl_->hw, a, b);
+    if (common == nullptr) return 3;
+    if (hwloc_obj_type_is_cache(common->type)) return 1;
+    // A NUMA node is a memory child in hwloc 2, so test the CPU sets of the two cores.
+    const int numa_nodes = hwloc_get_nbobjs_by_type(impl_->hw, HWLOC_OBJ_NUMANODE);
+    for (int i = 0; i < numa_nodes; ++i) {
+        const hwloc_obj_t node = hwloc_get_obj_by_type(impl_->hw, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+        if (node != nullptr && hwloc_bitmap_isincluded(a->cpuset, node->cpuset) &&
+            hwloc_bitmap_isincluded(b->cpuset, node->cpuset))
+            return 2;
+    }
+    return common->type == HWLOC_OBJ_PACKAGE ? 2 : 3;
+}
+
 std::vector<int> topology::cpus_of_core(int core) const {
     if (!from_hwloc()) {
         if (core >= 0 && core < impl_->allowed.cores) return {impl_->allowed_cpus[static_cast<std::size_t>(core)]};

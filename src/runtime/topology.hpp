@@ -77,6 +77,11 @@ public:
     /// CPUs); empty when `core` is out of range.
     std::vector<int> cpus_of_core(int core) const;
 
+    /// How far apart two allowed cores are, for choosing whom to steal from: 0 the same
+    /// core, 1 sharing a cache, 2 the same NUMA node or package, 3 farther. Without hwloc (or
+    /// a core out of range) 0 when equal, else 3.
+    int distance(int core_a, int core_b) const noexcept;
+
     /// The topology of this process, discovered on first use.
     static const topology& machine();
 

@@ -45,6 +45,18 @@ def test_load_reads_every_field(matrix_file):
     assert (m.threads, m.reps, m.description) == ([2], 3, "test matrix")
 
 
+def test_task_workloads_listed():
+    from aloe_harness.provenance import REPO_ROOT
+    tasks = mx.load(REPO_ROOT / "bench/matrices/tasks.toml")
+    assert {w.app for w in tasks.workloads} == set(mx.TASK_WORKLOADS)
+    assert not set(mx.TASK_WORKLOADS) & set(mx.WORKLOADS)
+    # `aloe bench --workloads fib` over any matrix: the program's own defaults.
+    demo = mx.load(REPO_ROOT / "bench/matrices/demo.toml")
+    picked = mx.apply_overrides(demo, workloads=["fib", "stencil1d-tasks"])
+    assert [(w.name, w.app, w.args) for w in picked.workloads] == [("fib", "fib", ()),
+                                                                   ("stencil1d-tasks", "stencil1d-tasks", ())]
+
+
 def test_shipped_matrices_load():
     from aloe_harness.provenance import REPO_ROOT
     full = mx.load(REPO_ROOT / "bench/matrices/full.toml")

@@ -2,6 +2,7 @@
 //
 // Exit codes: 0 success, 1 the command failed, 2 the command line was wrong (an unknown
 // subcommand or option is named in the message).
+#include "runtime/counter_printer.hpp"
 #include "commands.hpp"
 
 #include "runtime/printable_text.hpp"
@@ -82,6 +83,8 @@ int usage_error(std::string_view message, std::string_view help_topic) {
 }  // namespace aloe::cli
 
 int main(int argc, char** argv) {
+    // ALOE_PRINT_COUNTER is for the programs aloe runs, not for the CLI's own copy of libaloe.
+    aloe::runtime::disarm_counter_printer();
     std::vector<std::string_view> words;
     for (int i = 1; i < argc; ++i) words.emplace_back(argv[i]);
     try {

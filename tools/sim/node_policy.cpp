@@ -92,6 +92,9 @@ schedule_model::schedule_model(const aloe::schedule& s, const machine_profile& p
                 throw std::invalid_argument("schedule '" + s.to_string() +
                                             "': the simulator models adaptive's default search (race) only");
             break;
+        case schedule_kind::tasks:
+            throw std::invalid_argument("schedule '" + s.to_string() +
+                                        "': the simulator does not model work-stealing tasks (loops' schedules only)");
     }
     // As under libaloe-mpi: adaptive spends slack unless told not to; fixed schedules when asked.
     slack_ = s.slack() == slack_mode::on || (adaptive_ && s.slack() == slack_mode::automatic);

@@ -40,6 +40,10 @@ KIND is what OMP_SCHEDULE accepts: [monotonic:|nonmonotonic:]static|dynamic|guid
 An aloe-run run is neither aloe nor a peer in the tables' "best" columns; summary.md's
 "Interposer" section (interposer.py) compares it with the libgomp runs.
 
+Task workloads (TASK_WORKLOADS: fib, uts, sort, nqueens, stencil1d-tasks) run their own task
+programs; the schedule of a run is validated and recorded but unused (bench/matrices/tasks.toml
+gives each runtime one run at its default schedule).
+
 MPI workloads (issue 15; program = one of MPI_WORKLOADS, e.g. jacobi3d-mpi) run under
 `mpirun -np R` (mpi.py builds the command). Keys for them:
   ranks = [1, 2, 4]                   # top level or per workload: rank counts; required for
@@ -74,6 +78,9 @@ ALOE_RUN = "aloe-run"  # aloe's schedules through `aloe run` and the libgomp int
 RUNTIMES = ("aloe",) + PEER_RUNTIMES + (ALOE_RUN,)
 ALOE_RUN_MODES = ("program", "forward")  # aloe run's schedules that are not aloe schedules
 WORKLOADS = ("synthetic", "jacobi3d", "stencil1d", "mandelbrot", "spmv", "barnes-hut")
+# Task workloads (apps/README.md, "Task workloads"): task programs, no loop; a run's schedule is
+# checked and recorded but changes nothing, so give them one run per runtime (tasks.toml).
+TASK_WORKLOADS = ("fib", "uts", "sort", "nqueens", "stencil1d-tasks")
 MPI_WORKLOADS = ("jacobi3d-mpi",)  # programs run under mpirun, one workload per rank count
 BIND_TO = ("core", "none")
 # Flags the runner sets itself; a workload's args must not carry them.
@@ -446,7 +453,7 @@ def _workload(name: str, spec, fs_values: list[float] = FS_VALUES) -> Workload:
     if not isinstance(spec, dict):
         raise MatrixError(f"workload '{name}': expected a table with args = \"…\"")
     program = spec.get("program", name)
-    programs = WORKLOADS + MPI_WORKLOADS
+    programs = WORKLOADS + TASK_WORKLOADS + MPI_WORKLOADS
     if not isinstance(program, str) or program not in programs:
         raise MatrixError(f"workload '{name}': program {program!r} is unknown (expected one of "
                           f"{', '.join(programs)})" if "program" in spec else

@@ -34,6 +34,9 @@ TEST(AppsSchedules, EachRuntimeAcceptsItsOwnForms) {
     EXPECT_EQ(parse_run_schedule(runtime_kind::tbb, "affinity").tbb, tbb_kind::affinity);
     EXPECT_EQ(parse_run_schedule(runtime_kind::tbb, "static").tbb, tbb_kind::static_part);
     EXPECT_EQ(parse_run_schedule(runtime_kind::serial, "").text, "serial");
+    EXPECT_EQ(parse_run_schedule(runtime_kind::taskflow, "").text, "default");
+    EXPECT_EQ(parse_run_schedule(runtime_kind::taskflow, "default").text, "default");
+    EXPECT_EQ(to_string(runtime_kind::taskflow), "taskflow");
 }
 
 TEST(AppsSchedules, WrongFormsAreNamed) {
@@ -52,6 +55,7 @@ TEST(AppsSchedules, WrongFormsAreNamed) {
     EXPECT_NE(message(runtime_kind::tbb, "static,4").find("is not a tbb schedule"), std::string::npos);
     EXPECT_NE(message(runtime_kind::aloe, "hybrid,fs=1.5").find("fs=1.5"), std::string::npos);
     EXPECT_NE(message(runtime_kind::serial, "static").find("is not a serial schedule"), std::string::npos);
+    EXPECT_NE(message(runtime_kind::taskflow, "static").find("is not a taskflow schedule"), std::string::npos);
 }
 
 TEST(AppsBackground, ParsesAndRejects) {

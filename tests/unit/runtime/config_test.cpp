@@ -63,7 +63,9 @@ const std::vector<std::string> all_variables = {
     "ALOE_NUM_THREADS", "OMP_NUM_THREADS", "ALOE_PROC_BIND",   "ALOE_WAIT_POLICY", "ALOE_SPIN_US",
     "ALOE_SCHEDULE",    "ALOE_STATS",      "ALOE_VERBOSE",     "ALOE_DISPLAY_ENV", "ALOE_OMP_RULES",
     "ALOE_OMP_STATS",   "ALOE_OMP_SUMMARY", "ALOE_TRACE",  "ALOE_OMP_SCHEDULE", "ALOE_OMP_REPORT_DIR",
-    "ALOE_SITE_LIMIT", "ALOE_TUNING", "ALOE_MPI_STATS", "ALOE_MPI_CALIBRATION"};
+    "ALOE_SITE_LIMIT", "ALOE_TUNING", "ALOE_MPI_STATS", "ALOE_MPI_CALIBRATION", "ALOE_PRINT_COUNTER",
+    "ALOE_PRINT_COUNTER_INTERVAL", "ALOE_PRINT_COUNTER_RESET", "ALOE_PRINT_COUNTER_FORMAT",
+    "ALOE_PRINT_COUNTER_DESTINATION"};
 
 TEST(RuntimeConfig, InterposerFilesAreReadAsGiven) {
     const std::map<std::string, std::string> vars = {{"ALOE_OMP_RULES", "site.rules"},
@@ -298,6 +300,72 @@ TEST(RuntimeConfig, BooleanSettingsShareOneSpelling) {
     EXPECT_TRUE(capture.lines().empty());
     const config cfg = expect_one_warning("ALOE_MPI_CALIBRATION", "maybe", "W119", "on");
     EXPECT_TRUE(cfg.mpi_calibration);
+}
+
+TEST(RuntimeConfig, PrintCounterNamesSplitAtCommasOutsideBraces) {
+    report_capture capture;
+    const counter_print_config p =
+        load({{"ALOE_PRINT_COUNTER", " /threads{locality#0/total}/idle-rate, /loop{a,b}/time ,loop.chunks"}}).print_counter;
+    EXPECT_EQ(p.patterns, (std::vector<std::string>{"/threads{locality#0/total}/idle-rate", "/loop{a,b}/time", "loop.chunks"}));
+    EXPECT_EQ(p.interval_ms, 0);
+    EXPECT_FALSE(p.reset);
+    EXPECT_EQ(p.format, counter_print_format::text);
+    EXPECT_TRUE(p.destination.empty());
+    EXPECT_TRUE(load({}).print_counter.patterns.empty());
+    EXPECT_TRUE(capture.lines().empty());
+    for (const char* bad : {"a,,b", "a,", ",a", "a, ,b"}) {
+        const config cfg = expect_one_warning("ALOE_PRINT_COUNTER", bad, "W120", "(none)");
+        EXPECT_TRUE(cfg.print_counter.patterns.empty()) << bad;
+    }
+    (void)load({{"ALOE_PRINT_COUNTER", "a,,b"}});
+    EXPECT_EQ(capture.containing("ALOE_PRINT_COUNTER='a,,b' is not a comma-separated list of counter names: name 2 is empty").size(), 1u);
+}
+
+TEST(RuntimeConfig, PrintCounterIntervalFormatResetAndDestination) {
+    report_capture capture;
+    const counter_print_config p = load({{"ALOE_PRINT_COUNTER", "x"},
+                                         {"ALOE_PRINT_COUNTER_INTERVAL", "250"},
+                                         {"ALOE_PRINT_COUNTER_RESET", "on"},
+                                         {"ALOE_PRINT_COUNTER_FORMAT", "CSV"},
+                                         {"ALOE_PRINT_COUNTER_DESTINATION", "counters-%p.csv"}})
+                                       .print_counter;
+    EXPECT_EQ(p.interval_ms, 250);
+    EXPECT_TRUE(p.reset);
+    EXPECT_EQ(p.format, counter_print_format::csv);
+    EXPECT_EQ(p.destination, "counters-%p.csv");
+    EXPECT_TRUE(capture.lines().empty());
+    for (const char* bad : {"-5", "abc", "1.5", "86400001", "99999999999999999999"})
+        EXPECT_EQ(expect_one_warning("ALOE_PRINT_COUNTER_INTERVAL", bad, "W121", "0 (at exit only)").print_counter.interval_ms, 0)
+            << bad;
+    EXPECT_FALSE(expect_one_warning("ALOE_PRINT_COUNTER_RESET", "yes", "W122", "false").print_counter.reset);
+    EXPECT_EQ(expect_one_warning("ALOE_PRINT_COUNTER_FORMAT", "json", "W123", "text").print_counter.format,
+              counter_print_format::text);
+    (void)load({{"ALOE_PRINT_COUNTER_INTERVAL", "-5"}, {"ALOE_PRINT_COUNTER_FORMAT", "json"}});
+    EXPECT_EQ(capture.containing("ALOE_PRINT_COUNTER_INTERVAL='-5' is not a whole number of milliseconds in 0..86400000").size(), 1u);
+    EXPECT_EQ(capture.containing("ALOE_PRINT_COUNTER_FORMAT='json' is not one of text, csv").size(), 1u);
+}
+
+TEST(RuntimeConfig, PrintCounterRowsLoadAloneOnlyWhenNamesAreGiven) {
+    report_capture capture;
+    // Without ALOE_PRINT_COUNTER nothing is read, not even a bad interval.
+    const config none = load_counter_print_config(fake_env({{"ALOE_PRINT_COUNTER_INTERVAL", "x"}, {"ALOE_NUM_THREADS", "3"}}));
+    EXPECT_TRUE(none.print_counter.patterns.empty());
+    EXPECT_TRUE(capture.lines().empty());
+    const config some = load_counter_print_config(fake_env({{"ALOE_PRINT_COUNTER", "a*"},
+                                                            {"ALOE_PRINT_COUNTER_INTERVAL", "x"},
+                                                            {"ALOE_NUM_THREADS", "3"},
+                                                            {"ALOE_WAIT_POLICY", "bogus"},
+                                                            {"PMI_RANK", "2"},
+                                                            {"PMI_SIZE", "4"}}));
+    EXPECT_EQ(some.print_counter.patterns, std::vector<std::string>{"a*"});
+    EXPECT_EQ(some.num_threads, 0) << "only the printer's rows";
+    EXPECT_EQ(some.job_rank, 2) << "the rank names the output file";
+    EXPECT_EQ(some.job_size, 4);
+    EXPECT_EQ(capture.containing("W121").size(), 1u);
+    EXPECT_TRUE(capture.containing("W104").empty()) << "other rows are not read";
+    // The full load later says the same once.
+    (void)load({{"ALOE_PRINT_COUNTER", "a*"}, {"ALOE_PRINT_COUNTER_INTERVAL", "x"}});
+    EXPECT_EQ(capture.containing("W121").size(), 1u);
 }
 
 TEST(RuntimeConfig, EachBadValueIsReportedOnceAcrossLoads) {

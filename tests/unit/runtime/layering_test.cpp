@@ -1,5 +1,5 @@
 // Layering: includes point down the layers only (DESIGN.md, "Layers"; docs/ARCHITECTURE.md).
-// Lowest first: src/runtime < src/loop < src/adapt < src/omp; a layer includes its own and
+// Lowest first: src/runtime < src/loop < src/task < src/adapt < src/omp; a layer includes its own and
 // lower layers' headers, tools/ includes anything. Public headers (include/aloe) include only
 // include/aloe headers and the standard library. An include is placed by its first path
 // component ("loop/...") or, for a quoted path found beside the including file, by where that
@@ -29,7 +29,7 @@ using aloe::testing::strip_comments;
 // The layers under src/, lowest first. New layers (task/, power/, coord/) join here. omp/
 // and mpi/ are siblings; this order lets mpi/ include omp/, which the per-layer include
 // views (CMakeLists.txt) forbid at compile time.
-constexpr std::array<std::string_view, 5> layers = {"runtime", "loop", "adapt", "omp", "mpi"};
+constexpr std::array<std::string_view, 6> layers = {"runtime", "loop", "task", "adapt", "omp", "mpi"};
 constexpr std::size_t tools_rank = layers.size();  // tools/ stands above every layer
 
 // The C++20 and C standard library headers a public header may include.

@@ -1,0 +1,457 @@
+#include "task/task_pool.hpp"
+
+#include "runtime/config.hpp"
+#include "runtime/futex.hpp"
+#include "runtime/topology.hpp"
+
+#include <aloe/team.hpp>
+
+#include <algorithm>
+#include <pthread.h>
+#include <sched.h>
+
+namespace aloe::task {
+
+namespace {
+
+// Below this much stack left, a waiter stops running other tasks (see task_pool.hpp).
+constexpr std::size_t stack_reserve = 128 * 1024;
+// A sleeper inside the scheduling loop re-checks at least this often (a safety net: every
+// spawn and completion that could concern it wakes it).
+constexpr long sleep_ns = 20'000'000;
+
+std::atomic<task_pool*> process_pool{nullptr};
+std::mutex process_pool_mutex;
+
+std::uintptr_t stack_low_end() noexcept {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+    void* base = nullptr;
+    std::size_t size = 0;
+    const int got = pthread_attr_getstack(&attr, &base, &size);
+    pthread_attr_destroy(&attr);
+    return got == 0 ? reinterpret_cast<std::uintptr_t>(base) : 0;
+}
+
+}  // namespace
+
+// What the scheduler keeps per thread (any thread that spawns, runs or waits).
+struct task_pool::thread_state {
+    task_pool* pool = nullptr;  // the pool `slot` belongs to
+    int slot = -1;              // -1: none (spawns go to the shared queue)
+    bool claimed_slot0 = false;
+    int loop_depth = 0;          // nesting of scheduling loops (a waiter inside a task)
+    int task_depth = 0;          // tasks running on this thread's stack
+    runtime::ticks loop_mark = 0;   // overall time counted up to here
+    runtime::ticks phase_start = 0; // the running task's current phase began here
+    unsigned spawn_count = 0;
+    std::uint64_t rng = 0x9e3779b97f4a7c15ULL;
+    std::uintptr_t stack_floor = 0;  // lowest usable stack address + reserve; 0: unknown
+
+    ~thread_state() {
+        if (claimed_slot0 && pool != nullptr && pool == process_pool.load(std::memory_order_acquire))
+            pool->slots_[0].owned.store(false, std::memory_order_release);
+    }
+};
+
+task_pool::thread_state& task_pool::this_thread() noexcept {
+    static thread_local thread_state ts;
+    return ts;
+}
+
+task_pool::task_pool(runtime::worker_team& team)
+    : team_(team), slot_count_(team.size()), slots_(new slot[static_cast<std::size_t>(team.size())]),
+      limit_(team.size()), counters_(counters::registered()), ns_per_tick_(1e9 / runtime::ticks_per_second()) {
+    const runtime::wait_settings& ws = team.waiting();
+    const bool passive = ws.kind == runtime::wait_policy_kind::passive;
+    spin_ticks_ = passive ? 0 : ws.spin_ticks;
+    grace_ticks_ = passive ? 0 : static_cast<runtime::ticks>(50e-6 * runtime::ticks_per_second());
+    yield_ticks_ = passive ? 0 : ws.yield_ticks;
+    plan_victims();
+    team_.add_work_source({&poll, this, &wake_for_fork});
+}
+
+task_pool::~task_pool() = default;  // the process pool is never destroyed (as its team)
+
+void task_pool::plan_victims() {
+    const runtime::config& cfg = runtime::current_config();
+    const runtime::topology& topo = runtime::topology::machine();
+    for (int s = 0; s < slot_count_; ++s)
+        slots_[s].core = topo.core_for_worker(s, slot_count_, cfg.proc_bind);
+    for (int s = 0; s < slot_count_; ++s) {
+        slot& me = slots_[s];
+        std::vector<std::pair<int, int>> by_distance;  // (distance, slot)
+        for (int v = 0; v < slot_count_; ++v) {
+            if (v == s) continue;
+            const int d = me.core < 0 || slots_[v].core < 0 ? 0 : topo.distance(me.core, slots_[v].core);
+            by_distance.emplace_back(d, v);
+        }
+        std::stable_sort(by_distance.begin(), by_distance.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (std::size_t i = 0; i < by_distance.size(); ++i) {
+            me.victims.push_back(by_distance[i].second);
+            if (i + 1 == by_distance.size() || by_distance[i + 1].first != by_distance[i].first)
+                me.class_ends.push_back(static_cast<int>(i + 1));
+        }
+    }
+}
+
+task_pool& task_pool::process() {
+    runtime::worker_team& team = aloe::team::global().workers();
+    task_pool* p = process_pool.load(std::memory_order_acquire);
+    if (p != nullptr && &p->team_ == &team) [[likely]]
+        return *p;
+    std::lock_guard lock(process_pool_mutex);
+    p = process_pool.load(std::memory_order_relaxed);
+    if (p == nullptr || &p->team_ != &team) {
+        // A new process team (first use, or the first after fork()): a new pool; the old one
+        // is left with its team (a child of fork() has none of its threads).
+        p = new task_pool(team);
+        process_pool.store(p, std::memory_order_release);
+    }
+    return *p;
+}
+
+void task_pool::adopt(thread_state& ts) noexcept {
+    ts = thread_state{};
+    ts.pool = this;
+    ts.rng ^= reinterpret_cast<std::uintptr_t>(&ts) * 0x2545f4914f6cdd1dULL;
+    if (const std::uintptr_t low = stack_low_end(); low != 0) ts.stack_floor = low + stack_reserve;
+}
+
+int task_pool::slot_of_this_thread(thread_state& ts) noexcept {
+    if (ts.pool == this) [[likely]]
+        return ts.slot;
+    adopt(ts);
+    if (team_.in_job_of_this() && runtime::counter_worker() > 0 && runtime::counter_worker() < slot_count_) {
+        ts.slot = runtime::counter_worker();  // a worker of this team, in a loop job
+        return ts.slot;
+    }
+    bool expected = false;
+    if (slots_[0].owned.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
+        ts.slot = 0;
+        ts.claimed_slot0 = true;
+    }
+    return ts.slot;
+}
+
+// --- spawning --------------------------------------------------------------------------------
+
+void task_pool::spawn(task_node* t) noexcept {
+    thread_state& ts = this_thread();
+    const int s = slot_of_this_thread(ts);
+    if (++ts.spawn_count % wait_sample_period == 0 && counting_.load(std::memory_order_relaxed))
+        t->queued_at = runtime::now_ticks();
+    bool queued = false;
+    if (s >= 0) {
+        try {
+            slots_[s].deque.push(t);
+            queued = true;
+        } catch (...) {  // no memory to grow the deque: the shared queue takes it
+        }
+    }
+    if (!queued) {
+        {
+            std::lock_guard lock(shared_mutex_);
+            try {
+                shared_.push_back(t);
+                shared_size_.fetch_add(1, std::memory_order_release);
+                queued = true;
+            } catch (...) {
+            }
+        }
+        if (!queued) {  // no memory even there: run it now rather than lose it
+            t->execute(t);
+            return;
+        }
+    }
+    // Dekker with a sleeper's re-check (sleep_a_while) and a leaving worker's (worker_session).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // A sleeping worker is woken; threads that wait for a result are woken by its completion
+    // (waking them for every spawn cost a syscall per task in dataflow graphs).
+    if (sleepers_.load(std::memory_order_relaxed) > static_cast<std::uint32_t>(waiters_.load(std::memory_order_relaxed))) {
+        epoch_.fetch_add(1, std::memory_order_relaxed);
+        runtime::futex_wake(epoch_, 1);
+    }
+    if (workers_in_loop_.load(std::memory_order_relaxed) < limit_.load(std::memory_order_relaxed) - 1) wake_someone();
+}
+
+void task_pool::wake_someone() noexcept {
+    if (slot_count_ <= 1 || waking_.exchange(true, std::memory_order_acquire)) return;
+    // The woken worker clears `waking_` when it enters the loop; none woken: clear it here.
+    if (team_.notify_work(1) == 0) waking_.store(false, std::memory_order_release);
+}
+
+void task_pool::wake_waiters() noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_relaxed) != 0) {
+        epoch_.fetch_add(1, std::memory_order_relaxed);
+        runtime::futex_wake_all(epoch_);
+    }
+}
+
+void task_pool::set_counting(bool on) noexcept { counting_.store(on, std::memory_order_relaxed); }
+
+void task_pool::set_concurrency(int k) noexcept {
+    limit_.store(k <= 0 ? slot_count_ : std::min(k, slot_count_), std::memory_order_relaxed);
+}
+
+// --- finding work ----------------------------------------------------------------------------
+
+task_node* task_pool::take_shared() noexcept {
+    if (shared_size_.load(std::memory_order_acquire) == 0) return nullptr;
+    std::lock_guard lock(shared_mutex_);
+    if (shared_.empty()) return nullptr;
+    task_node* t = shared_.front();
+    shared_.pop_front();
+    shared_size_.fetch_sub(1, std::memory_order_relaxed);
+    return t;
+}
+
+task_node* task_pool::steal_from_others(thread_state& ts, int s) noexcept {
+    // One slot: nothing to steal for its owner, but a thread with no slot still takes from it.
+    if (slot_count_ <= 1 && s >= 0) return nullptr;
+    // Nearest class first; a random rotation inside each class.
+    if (s < 0) {  // no slot: random victims
+        const int start = static_cast<int>((ts.rng >> 33) % static_cast<std::uint64_t>(slot_count_));
+        for (int i = 0; i < slot_count_; ++i) {
+            const int v = (start + i) % slot_count_;
+            task_node* t = nullptr;
+            if (slots_[v].deque.steal(t) == work_deque<task_node*>::steal_result::taken) {
+                counters_.stolen_from.add_for_worker(v, 1);
+                counters_.stolen_to.add(1);
+                return t;
+            }
+        }
+        return nullptr;
+    }
+    const slot& me = slots_[s];
+    int begin = 0;
+    for (const int end : me.class_ends) {
+        const int n = end - begin;
+        ts.rng ^= ts.rng << 13;
+        ts.rng ^= ts.rng >> 7;
+        ts.rng ^= ts.rng << 17;
+        const int start = static_cast<int>(ts.rng % static_cast<std::uint64_t>(n));
+        for (int i = 0; i < n; ++i) {
+            const int v = me.victims[static_cast<std::size_t>(begin + (start + i) % n)];
+            task_node* t = nullptr;
+            auto r = slots_[v].deque.steal(t);
+            if (r == work_deque<task_node*>::steal_result::lost) r = slots_[v].deque.steal(t);  // once more
+            if (r == work_deque<task_node*>::steal_result::taken) {
+                counters_.stolen_from.add_for_worker(v, 1);
+                counters_.stolen_to.add(1);
+                return t;
+            }
+        }
+        begin = end;
+    }
+    return nullptr;
+}
+
+task_node* task_pool::find(thread_state& ts, int s, bool& local) noexcept {
+    local = false;
+    if (s >= 0) {
+        const bool counting = counting_.load(std::memory_order_relaxed);
+        if (counting) counters_.pending_accesses.add(1);
+        task_node* t = nullptr;
+        if (slots_[s].deque.pop(t)) {
+            local = true;
+            return t;
+        }
+        if (counting) counters_.pending_misses.add(1);
+    }
+    if (task_node* t = take_shared()) return t;
+    return steal_from_others(ts, s);
+}
+
+bool task_pool::outstanding() const noexcept { return waiters_.load(std::memory_order_relaxed) != 0 || queued(); }
+
+bool task_pool::queued() const noexcept {
+    if (shared_size_.load(std::memory_order_relaxed) != 0) return true;
+    for (int s = 0; s < slot_count_; ++s)
+        if (!slots_[s].deque.maybe_empty()) return true;
+    return false;
+}
+
+// --- running ---------------------------------------------------------------------------------
+
+// `start` is now, or a reading taken just before when only a pop of the own deque came
+// between (the clock costs 30 ns on a VM: two readings per task, not four, in the common
+// case of recursive spawning). Returns the reading at the task's end.
+runtime::ticks task_pool::execute(thread_state& ts, task_node* t, runtime::ticks start) noexcept {
+    if (!counting_.load(std::memory_order_relaxed)) [[unlikely]] {
+        ++ts.task_depth;
+        t->execute(t);
+        --ts.task_depth;
+        return 0;
+    }
+    if (start == 0) start = runtime::now_ticks();
+    if (t->queued_at != 0) {
+        counters_.wait_sum.add(ns(start > t->queued_at ? start - t->queued_at : 0));
+        counters_.wait_samples.add(1);
+    }
+    // A task running here already waits (help_until closed its phase and reopens it).
+    ++ts.task_depth;
+    ts.phase_start = start;
+    t->execute(t);  // frees t
+    --ts.task_depth;
+    const runtime::ticks end = runtime::now_ticks();
+    counters_.cumulative.add(ns(end - ts.phase_start));
+    counters_.tasks.add(1);
+    counters_.phases.add(1);
+    if (ts.loop_depth > 0) {
+        counters_.overall.add(ns(end - ts.loop_mark));
+        ts.loop_mark = end;
+    }
+    return end;
+}
+
+bool task_pool::spin_or_yield(runtime::ticks idle) const noexcept {
+    if (idle < spin_ticks_) runtime::cpu_relax();
+    else if (idle < spin_ticks_ + yield_ticks_) sched_yield();
+    else return false;
+    return true;
+}
+
+void task_pool::sleep_a_while(bool (*leave)(const task_pool&) noexcept) noexcept {
+    const std::uint32_t seen = epoch_.load(std::memory_order_relaxed);
+    // seq_cst: the Dekker pair with spawn() (its push, then its load of sleepers_).
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    if (!queued() && !leave(*this)) runtime::futex_wait_for(epoch_, seen, sleep_ns);
+    sleepers_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void task_pool::wake_for_fork(void* pool) noexcept {
+    auto& self = *static_cast<task_pool*>(pool);
+    self.epoch_.fetch_add(1, std::memory_order_seq_cst);
+    runtime::futex_wake_all(self.epoch_);
+}
+
+bool task_pool::poll(void* pool, int worker) noexcept {
+    static_cast<task_pool*>(pool)->worker_session(worker);
+    return false;  // the session ran until nothing was left: the team may wait now
+}
+
+void task_pool::worker_session(int worker) noexcept {
+    waking_.store(false, std::memory_order_relaxed);
+    if (worker >= limit_.load(std::memory_order_relaxed) || !outstanding()) return;
+    thread_state& ts = this_thread();
+    if (ts.pool != this) adopt(ts);
+    ts.slot = worker;
+    runtime::set_counter_worker(worker);
+    workers_in_loop_.fetch_add(1, std::memory_order_relaxed);
+    ++ts.loop_depth;
+    ts.loop_mark = runtime::now_ticks();
+    runtime::ticks idle_since = 0;
+    runtime::ticks recent = 0;  // the last task's end, while nothing but local pops followed
+    for (;;) {
+        bool local = false;
+        if (task_node* t = find(ts, worker, local)) {
+            idle_since = 0;
+            // Found work while others may be asleep: pass the wake-up on.
+            if (!local && workers_in_loop_.load(std::memory_order_relaxed) < limit_.load(std::memory_order_relaxed) - 1 &&
+                outstanding())
+                wake_someone();
+            recent = execute(ts, t, local ? recent : 0);
+            if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed)) break;
+            continue;
+        }
+        recent = 0;
+        if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed)) break;
+        const runtime::ticks now = runtime::now_ticks();
+        if (idle_since == 0) idle_since = now;
+        // Nothing outstanding for a short grace (a spawner's next task is usually on its
+        // way): leave.
+        if (now - idle_since >= grace_ticks_ && !outstanding()) {
+            // Leave, then look once more: a spawn that saw this thread in the loop did not
+            // wake anyone (the Dekker pair with spawn()).
+            workers_in_loop_.fetch_sub(1, std::memory_order_seq_cst);
+            if (!outstanding()) {
+                --ts.loop_depth;
+                counters_.overall.add(ns(runtime::now_ticks() - ts.loop_mark));
+                return;
+            }
+            workers_in_loop_.fetch_add(1, std::memory_order_relaxed);
+            continue;
+        }
+        if (!spin_or_yield(now - idle_since)) {
+            sleep_a_while([](const task_pool& p) noexcept { return p.team_.wants_workers(); });
+            idle_since = runtime::now_ticks() - spin_ticks_ - yield_ticks_;  // stay in the sleep phase
+        }
+    }
+    workers_in_loop_.fetch_sub(1, std::memory_order_relaxed);
+    --ts.loop_depth;
+    counters_.overall.add(ns(runtime::now_ticks() - ts.loop_mark));
+}
+
+void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) noexcept {
+    thread_state& ts = this_thread();
+    const int s = slot_of_this_thread(ts);
+    // Too little stack left to run another task's frames: only wait.
+    char here;
+    const bool may_run = (ts.stack_floor == 0 || reinterpret_cast<std::uintptr_t>(&here) > ts.stack_floor) &&
+                         (s <= 0 || s < limit_.load(std::memory_order_relaxed));
+    const bool counting = counting_.load(std::memory_order_relaxed);
+    const runtime::ticks enter = counting ? runtime::now_ticks() : 0;
+    if (counting && ts.task_depth > 0) counters_.cumulative.add(ns(enter - ts.phase_start));  // its phase ends
+    const bool outermost = ts.loop_depth == 0;
+    if (outermost) {
+        // A thread entering the scheduling loop from outside (the program's thread): a
+        // waiter, which keeps the workers looking.
+        waiters_.fetch_add(1, std::memory_order_relaxed);
+        ts.loop_mark = enter;
+    }
+    ++ts.loop_depth;
+    // A task run here may start a loop: it must claim idle workers, not take the team (a
+    // fork there could wait for this very thread).
+    runtime::worker_team::job_scope in_job(team_);
+    runtime::ticks idle_since = 0;
+    runtime::ticks recent = enter;  // a reading still good as "now" (see execute)
+    while (!done(ctx)) {
+        if (may_run) {
+            bool local = false;
+            if (task_node* t = find(ts, s, local)) {
+                idle_since = 0;
+                recent = execute(ts, t, local ? recent : 0);
+                continue;
+            }
+        }
+        recent = 0;
+        const runtime::ticks now = runtime::now_ticks();
+        if (idle_since == 0) idle_since = now;
+        if (!spin_or_yield(now - idle_since)) {
+            const std::uint32_t seen = epoch_.load(std::memory_order_relaxed);
+            sleepers_.fetch_add(1, std::memory_order_seq_cst);
+            if (!done(ctx) && !(may_run && queued())) runtime::futex_wait_for(epoch_, seen, sleep_ns);
+            sleepers_.fetch_sub(1, std::memory_order_relaxed);
+            idle_since = 0;
+        }
+    }
+    --ts.loop_depth;
+    const runtime::ticks leave = !counting ? 0 : recent != 0 ? recent : runtime::now_ticks();
+    if (outermost) {
+        if (counting) counters_.overall.add(ns(leave - ts.loop_mark));
+        waiters_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (counting && ts.task_depth > 0) {  // the task that waited resumes: a new phase
+        ts.phase_start = leave;
+        counters_.phases.add(1);
+    }
+}
+
+}  // namespace aloe::task
+
+// --- the C++ API's entry points (include/aloe/task.hpp) -------------------------------------
+
+namespace aloe::detail {
+
+void task_spawn(task_node* t) noexcept { aloe::task::task_pool::process().spawn(t); }
+
+void task_help_until(bool (*done)(const void*) noexcept, const void* ctx) noexcept {
+    aloe::task::task_pool::process().help_until(done, ctx);
+}
+
+void task_wake_waiters() noexcept { aloe::task::task_pool::process().wake_waiters(); }
+
+}  // namespace aloe::detail

@@ -1,0 +1,316 @@
+// The task scheduler's counters (src/task/task_counters.hpp, HPX's meanings) over workloads
+// this test controls: N tasks that each busy-wait 20 µs on the runtime's clock (the one the
+// counters read). Only accounting identities and lower bounds the test itself enforces are
+// asserted, on counter_reader deltas (other tests may have counted before):
+//   count/cumulative = N; phases = N when no task waits, within [tasks, tasks + waits] else;
+//   time/cumulative ≥ 0.9 · N · 20 µs; time/overall ≥ time/cumulative;
+//   pending-misses ≤ pending-accesses; Σ stolen-from = Σ stolen-to;
+//   each raw counter's total = the sum of its worker-thread instances;
+//   the derived ones (idle-rate, time/average, time/average-overhead, time/cumulative-
+//   overhead, time/average-phase, time/average-phase-overhead, wait-time/pending) = their
+//   formulas over the same interval's raw deltas, and overall = cumulative + overhead.
+#include <aloe/stats.hpp>
+#include <aloe/task.hpp>
+
+#include "task_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace aloe {
+namespace {
+
+constexpr std::uint64_t spin_ns = 20'000;
+const std::string total = "/threads{locality#0/total}/";
+
+// The raw (stored) task counters: per worker, so their totals are sums of the instances.
+const std::vector<std::string> raw_names = {
+    "time/overall",         "time/cumulative",           "count/cumulative",         "count/cumulative-phases",
+    "count/pending-accesses", "count/pending-misses",    "count/stolen-from-pending", "count/stolen-to-pending",
+    "wait-time/pending-sum", "wait-time/pending-samples",
+};
+// Derived by the registry from the raw ones (registered by the task layer with them).
+const std::vector<std::string> derived_names = {
+    "idle-rate",          "time/average",       "time/average-overhead",       "time/cumulative-overhead",
+    "time/average-phase", "time/average-phase-overhead", "wait-time/pending"};
+
+using values = std::map<std::string, std::uint64_t>;
+
+values to_map(const std::vector<counter_sample>& samples) {
+    values v;
+    for (const auto& s : samples) v[s.name] = s.value;
+    return v;
+}
+
+std::uint64_t at(const values& v, const std::string& name) {
+    const auto it = v.find(name);
+    if (it == v.end()) {
+        ADD_FAILURE() << "no counter " << name;
+        return 0;
+    }
+    return it->second;
+}
+
+/// Makes the task layer register its counters (the pool is made on first use).
+void touch_scheduler() {
+    task_group g;
+    g.run([] {});
+    g.wait();
+}
+
+/// Every /threads instance (totals and worker slots), read in one snapshot per call.
+counter_reader all_thread_counters() { return counter_reader("/threads{locality#0/*"); }
+
+/// The reader's delta once `tasks` tasks more were counted and the scheduling-loop time has
+/// stopped moving (every thread left the loop and added its share).
+values settle(counter_reader& reader, std::uint64_t tasks) {
+    const std::string count = total + "count/cumulative";
+    const std::string overall = total + "time/overall";
+    EXPECT_TRUE(task_test::eventually([&] { return to_map(reader.peek())[count] >= tasks; }, 5.0))
+        << "the task count never reached " << tasks;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    values before = to_map(reader.peek());
+    while (std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        values now = to_map(reader.peek());
+        if (now[overall] == before[overall] && now[count] == before[count]) break;
+        before = std::move(now);
+    }
+    return to_map(reader.delta());
+}
+
+void run_flat_workload(std::uint64_t n) {
+    task_group g;
+    for (std::uint64_t i = 0; i < n; ++i) g.run([] { task_test::spin_ns(spin_ns); });
+    g.wait();
+}
+
+void expect_raw_identities(const values& d) {
+    EXPECT_GE(at(d, total + "time/overall"), at(d, total + "time/cumulative")) << "t_func ≥ t_exec";
+    EXPECT_LE(at(d, total + "count/pending-misses"), at(d, total + "count/pending-accesses"));
+    EXPECT_EQ(at(d, total + "count/stolen-from-pending"), at(d, total + "count/stolen-to-pending"))
+        << "every steal is from one slot to one thread";
+    EXPECT_GE(at(d, total + "count/cumulative-phases"), at(d, total + "count/cumulative"));
+    EXPECT_LE(at(d, total + "wait-time/pending-samples"), at(d, total + "count/cumulative"));
+}
+
+TEST(TaskCounters, CountersAreRegisteredPerWorker) {
+    touch_scheduler();
+    const std::vector<counter_description> all = list_counters();
+    for (const std::string& name : raw_names) {
+        const std::string full = total + name;
+        bool found = false;
+        for (const auto& d : all)
+            if (d.name == full) {
+                found = true;
+                EXPECT_TRUE(d.per_worker) << full;
+                EXPECT_FALSE(d.derived) << full;
+            }
+        EXPECT_TRUE(found) << full << " is not registered";
+        EXPECT_TRUE(read_counter(full).has_value()) << full;
+        EXPECT_TRUE(read_counter("/threads{locality#0/worker-thread#1}/" + name).has_value()) << name;
+    }
+    for (const std::string& name : derived_names) {
+        const std::string full = total + name;
+        bool found = false;
+        for (const auto& d : all)
+            if (d.name == full) {
+                found = true;
+                EXPECT_TRUE(d.per_worker) << full;
+                EXPECT_TRUE(d.derived) << full;
+            }
+        EXPECT_TRUE(found) << full << " is not registered";
+    }
+}
+
+TEST(TaskCounters, FlatWorkloadAccounting) {
+    touch_scheduler();
+    const std::uint64_t n = 400;  // a multiple of the sampling period (16)
+    counter_reader reader = all_thread_counters();
+    run_flat_workload(n);
+    const values d = settle(reader, n);
+
+    EXPECT_EQ(at(d, total + "count/cumulative"), n);
+    EXPECT_EQ(at(d, total + "count/cumulative-phases"), n) << "no task waited: one phase each";
+    EXPECT_GE(at(d, total + "time/cumulative"), n * spin_ns * 9 / 10) << "each task busy-waited 20 µs";
+    EXPECT_EQ(at(d, total + "wait-time/pending-samples"), n / 16) << "one spawn in 16 of this thread is sampled";
+    expect_raw_identities(d);
+
+    // The same through the single-counter reader the brief names.
+    counter_reader count(total + "count/cumulative");
+    run_flat_workload(n);
+    EXPECT_TRUE(task_test::eventually([&] { return count.peek().at(0).value >= n; }, 5.0));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(count.delta().at(0).value, n);
+}
+
+TEST(TaskCounters, WorkerInstancesSumToTheTotal) {
+    touch_scheduler();
+    const std::uint64_t n = 400;
+    counter_reader reader = all_thread_counters();
+    run_flat_workload(n);
+    const values d = settle(reader, n);
+    for (const std::string& name : raw_names) {
+        std::uint64_t sum = 0;
+        int instances = 0;
+        for (const auto& [full, value] : d)
+            if (full.rfind("/threads{locality#0/worker-thread#", 0) == 0 && full.size() > name.size() + 1 &&
+                full.compare(full.size() - name.size() - 2, name.size() + 2, "}/" + name) == 0) {
+                sum += value;
+                ++instances;
+            }
+        EXPECT_GE(instances, 1) << name;
+        EXPECT_EQ(sum, at(d, total + name)) << name << " over " << instances << " worker instances";
+    }
+}
+
+// Parents that each spawn children and wait for them: a parent's time is split in phases
+// around the children it runs meanwhile, so nothing is counted twice (t_exec ≤ t_func).
+TEST(TaskCounters, NestedWorkloadCountsPhasesOnce) {
+    touch_scheduler();
+    constexpr std::uint64_t parents = 50, children = 4;
+    counter_reader reader = all_thread_counters();
+    task_group g;
+    for (std::uint64_t p = 0; p < parents; ++p)
+        g.run([] {
+            task_test::spin_ns(spin_ns);
+            task_group mine;
+            for (std::uint64_t c = 0; c < children; ++c) mine.run([] { task_test::spin_ns(spin_ns); });
+            mine.wait();
+            task_test::spin_ns(spin_ns);
+        });
+    g.wait();
+    const std::uint64_t tasks = parents * (children + 1);
+    const values d = settle(reader, tasks);
+
+    EXPECT_EQ(at(d, total + "count/cumulative"), tasks);
+    EXPECT_GE(at(d, total + "count/cumulative-phases"), tasks);
+    EXPECT_LE(at(d, total + "count/cumulative-phases"), tasks + parents) << "one more phase per wait at most";
+    EXPECT_GE(at(d, total + "time/cumulative"), (parents * 2 + parents * children) * spin_ns * 9 / 10);
+    expect_raw_identities(d);
+}
+
+// The main thread spawns everything into its own deque and then only joins a thread outside
+// the team (no slot) that waits for the group: every task is stolen, by a worker or by that
+// thread, and each steal counts once on each side.
+TEST(TaskCounters, StealsBalanceWithAThreadThatHasNoSlot) {
+    touch_scheduler();  // the main thread holds slot 0
+    const std::uint64_t n = 800;
+    counter_reader reader = all_thread_counters();
+    task_group g;
+    for (std::uint64_t i = 0; i < n; ++i) g.run([] { task_test::spin_ns(spin_ns); });
+    std::thread waiter([&g] { g.wait(); });
+    waiter.join();
+    const values d = settle(reader, n);
+
+    EXPECT_EQ(at(d, total + "count/cumulative"), n);
+    EXPECT_EQ(at(d, total + "count/stolen-from-pending"), n) << "the spawning thread ran none of its tasks";
+    EXPECT_EQ(at(d, total + "count/stolen-to-pending"), n);
+    EXPECT_EQ(at(d, "/threads{locality#0/worker-thread#0}/count/stolen-from-pending"), n)
+        << "all from slot 0, the main thread's";
+    expect_raw_identities(d);
+}
+
+// With the concurrency limited to 1, workers run no tasks: the thread without a slot that
+// waits steals every one of them (deterministically, on any machine).
+TEST(TaskCounters, StealsBySlotlessWaiterCountOnBothSides) {
+    touch_scheduler();
+    const std::uint64_t n = 200;
+    set_task_concurrency(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // workers leave the loop
+    counter_reader reader = all_thread_counters();
+    task_group g;
+    for (std::uint64_t i = 0; i < n; ++i) g.run([] { task_test::spin_ns(spin_ns); });
+    std::thread waiter([&g] { g.wait(); });
+    waiter.join();
+    set_task_concurrency(0);
+    const values d = settle(reader, n);
+
+    EXPECT_EQ(at(d, total + "count/cumulative"), n);
+    EXPECT_EQ(at(d, total + "count/stolen-from-pending"), n);
+    EXPECT_EQ(at(d, total + "count/stolen-to-pending"), n) << "the slot-less thread's steals count as stolen-to";
+    expect_raw_identities(d);
+}
+
+// Two intervals read by one reader add up to the interval of a copy of it (the same baseline)
+// read just after: exactly for what only tasks move, at most for what idle threads may still
+// move between the two reads (their looks into empty deques, a late leave of the loop).
+TEST(TaskCounters, IntervalsAddUp) {
+    touch_scheduler();
+    counter_reader stepping = all_thread_counters();
+    counter_reader spanning = stepping;
+    run_flat_workload(160);
+    const values first = settle(stepping, 160);
+    run_flat_workload(320);
+    const values second = settle(stepping, 320);
+    const values both = to_map(spanning.delta());
+    const std::vector<std::string> moved_by_tasks_only = {
+        "time/cumulative", "count/cumulative", "count/cumulative-phases", "count/stolen-from-pending",
+        "count/stolen-to-pending", "wait-time/pending-sum", "wait-time/pending-samples"};
+    for (const std::string& name : raw_names) {
+        const std::uint64_t sum = at(first, total + name) + at(second, total + name);
+        if (std::find(moved_by_tasks_only.begin(), moved_by_tasks_only.end(), name) != moved_by_tasks_only.end())
+            EXPECT_EQ(sum, at(both, total + name)) << name;
+        else
+            EXPECT_LE(sum, at(both, total + name)) << name;
+    }
+    EXPECT_EQ(at(both, total + "count/cumulative"), 480u);
+}
+
+// The derived counters: registered (this test fails until they are), and each equal to its
+// formula over the same interval's raw deltas.
+TEST(TaskCounters, DerivedCountersFollowTheirFormulas) {
+    touch_scheduler();
+    for (const std::string& name : derived_names)
+        EXPECT_TRUE(read_counter(total + name).has_value()) << total + name << " is not registered";
+    const std::uint64_t n = 400;
+    counter_reader reader = all_thread_counters();
+    run_flat_workload(n);
+    const values d = settle(reader, n);
+    for (const std::string& name : derived_names)
+        if (d.count(total + name) == 0) GTEST_FAIL() << total + name << " is not registered";
+
+    const std::uint64_t overall = at(d, total + "time/overall");
+    const std::uint64_t cumulative = at(d, total + "time/cumulative");
+    const std::uint64_t tasks = at(d, total + "count/cumulative");
+    ASSERT_EQ(tasks, n);
+    ASSERT_GE(overall, cumulative);
+    const std::uint64_t overhead = overall - cumulative;
+
+    EXPECT_EQ(at(d, total + "time/cumulative-overhead"), overhead);
+    EXPECT_EQ(at(d, total + "time/cumulative") + at(d, total + "time/cumulative-overhead"),
+              at(d, total + "time/overall"))
+        << "overall = cumulative + cumulative-overhead";
+    EXPECT_EQ(at(d, total + "time/average"), cumulative / tasks);
+    EXPECT_GE(at(d, total + "time/average"), spin_ns * 9 / 10) << "each task busy-waited 20 µs";
+    EXPECT_EQ(at(d, total + "time/average-overhead"), overhead / tasks);
+    const std::uint64_t phases = at(d, total + "count/cumulative-phases");
+    ASSERT_GT(phases, 0u);
+    EXPECT_EQ(at(d, total + "time/average-phase"), cumulative / phases);
+    EXPECT_EQ(at(d, total + "time/average-phase-overhead"), overhead / phases);
+    const std::uint64_t samples = at(d, total + "wait-time/pending-samples");
+    ASSERT_GT(samples, 0u);
+    EXPECT_EQ(at(d, total + "wait-time/pending"), at(d, total + "wait-time/pending-sum") / samples);
+    const std::uint64_t idle_ppm = overhead * 1'000'000 / overall;  // no overflow below 5 h of loop time
+    EXPECT_NEAR(static_cast<double>(at(d, total + "idle-rate")), static_cast<double>(idle_ppm), 1.0);
+    EXPECT_LE(at(d, total + "idle-rate"), 1'000'000u);
+
+    // Per worker: the formula over that worker's own operands.
+    for (int w = 0; w < 4; ++w) {
+        const std::string inst = "/threads{locality#0/worker-thread#" + std::to_string(w) + "}/";
+        if (d.count(inst + "time/cumulative-overhead") == 0) continue;
+        const std::uint64_t o = at(d, inst + "time/overall"), c = at(d, inst + "time/cumulative");
+        EXPECT_EQ(at(d, inst + "time/cumulative-overhead"), o > c ? o - c : 0) << inst;
+    }
+}
+
+}  // namespace
+}  // namespace aloe
