@@ -9,7 +9,10 @@
 // (σ·√t), d2 = d1 − σ·√t, N(x) by the Abramowitz–Stegun polynomial (26.2.17); a call costs
 // S·N(d1) − K·e^(−rt)·N(d2), a put K·e^(−rt)·(1 − N(d2)) − S·(1 − N(d1)).
 //
-// The schedule is `static` by default (uniform work, as OpenMP's schedule(static) there).
+// The schedule is `guided,divisor=4` by default: the options cost about the same, but 10,000
+// short loops on a shared machine meet a slow thread often, and a static block cannot give
+// its excess away (static: 1.09× oneTBB on the 2-vCPU VM, guided 0.88–0.98×; see
+// bench/results/taskflow-ports-20261126-quiet/schedules.md). --schedule names another.
 #include "ports.hpp"
 
 #include <aloe/parallel_for.hpp>
@@ -102,7 +105,7 @@ option_set generate(int count) {
 }  // namespace
 
 void run_black_scholes(const options& opts) {
-    const std::string text = opts.schedule.empty() ? "static" : opts.schedule;
+    const std::string text = opts.schedule.empty() ? "guided,divisor=4" : opts.schedule;
     aloe::schedule s;
     std::string why;
     if (!aloe::schedule::try_parse(text, s, why)) bad_choice("black_scholes", "schedule", text, why);

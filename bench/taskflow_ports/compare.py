@@ -9,7 +9,8 @@ program sweeps its sizes and prints one row per size (mean over --rounds, in ms)
 comparison is on the largest size, and results.csv keeps every row of every run.
 
 Writes into --out (default bench/results/taskflow-ports-<YYYYMMDD>):
-  results.csv   every row of every run (rep, benchmark, model, order, size, runtime_ms, ...)
+  results.csv   every row of every run (rep, benchmark, model, order, size, runtime_ms,
+                wall_s, the 1-minute load average at the run's start, status)
   summary.md    per benchmark and model: median, min-max, p25-p75 of the largest size, the
                 ratio of medians aloe / best peer and the paired (per repetition) ratio
   command.txt   the command (build folders as $TASKFLOW_BUILD, $ALOE_BUILD)
@@ -55,7 +56,7 @@ PEER_NAMES = {"tf": "Taskflow", "tbb": "oneTBB", "omp": "OpenMP (libgomp)", "alo
 TARGET = 1.0  # aloe's median at most this times the best peer's
 # Environment that would change what a runtime does; removed before every run (--env adds).
 SCRUBBED = re.compile(r"^(ALOE_|OMP_|GOMP_|KMP_|TBB_|LD_PRELOAD$)")
-CSV_FIELDS = ["rep", "benchmark", "model", "order", "size", "runtime_ms", "largest", "wall_s", "status"]
+CSV_FIELDS = ["rep", "benchmark", "model", "order", "size", "runtime_ms", "largest", "wall_s", "load1", "status"]
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -288,7 +289,7 @@ def taskflow_commit(build: Path) -> str:
     return "unknown (no taskflow-commit.txt in the build folder, no git checkout of its source)"
 
 
-def machine_text(a: argparse.Namespace, load_before: str, load_after: str) -> str:
+def machine_text(a: argparse.Namespace, started: str, load_before: str, load_after: str) -> str:
     keep = ("Architecture", "Model name", "CPU(s)", "On-line CPU(s) list", "Thread(s) per core",
             "Core(s) per socket", "Socket(s)", "NUMA node(s)", "CPU max MHz", "L1d cache", "L2 cache",
             "L3 cache", "Hypervisor vendor", "Virtualization type")
@@ -302,7 +303,7 @@ def machine_text(a: argparse.Namespace, load_before: str, load_after: str) -> st
         pass
     aloe_commit = output_of(["git", "rev-parse", "HEAD"], cwd=REPO) or "unknown"
     dirty = output_of(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO)
-    lines = [f"date: {datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}",
+    lines = [f"started: {started}; finished: {datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}",
              f"kernel: {platform.system()} {platform.release()}; {os_name}",
              f"CPUs this process may use: {len(os.sched_getaffinity(0))}",
              f"load average before: {load_before}; after: {load_after}",
@@ -383,9 +384,11 @@ def summarize(rows: list[dict]) -> str:
             out.append(f"| {bench} | {sizes[bench]} | {PEER_NAMES.get(m, m)} | {len(times)} | "
                        f"{medians[m]:.2f} | {min(times):.2f}–{max(times):.2f} | "
                        f"{quantile(times, 0.25):.2f}–{quantile(times, 0.75):.2f} | {ratio} | {paired} |")
-        if best and "aloe" in medians:
-            r = medians["aloe"] / peers[best]
-            verdicts.append(f"- **{bench}**: aloe / {PEER_NAMES[best]} = {r:.3f} — "
+        for m in sorted(x for x in medians if x.startswith("aloe")):
+            if not best:
+                break
+            r = medians[m] / peers[best]
+            verdicts.append(f"- **{bench}**, {m}: / {PEER_NAMES[best]} = {r:.3f} — "
                             + ("met" if r <= TARGET else "missed") + f" (target ≤ {TARGET:.1f}×)")
     text = out + ["", "Target: aloe's median at most the best peer's (≤ 1.0×), per benchmark.", ""] + verdicts
     if failed:
@@ -436,6 +439,7 @@ def main(argv: list[str]) -> int:
         "# $ALOE_BUILD: aloe's build folder when outside the repository. See bench/taskflow_ports/README.md.\n"
         + cmd + "\n")
     load_before = load_average()
+    started = f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}"
     env = environment(a)
     failures = 0
     with open(out / "results.csv", "w", newline="") as f:
@@ -447,6 +451,7 @@ def main(argv: list[str]) -> int:
                 order = models[rep % len(models):] + models[:rep % len(models)]
                 for position, model in enumerate(order):
                     argv_run = command(a, bench, model)
+                    load1 = load_average().split(" ")[0]  # other work on the machine, at the start
                     rows, wall, text, error = run_one(argv_run, env, a.timeout)
                     tag = re.sub(r"[^A-Za-z0-9_.=-]", "_", model)
                     (out / "raw" / f"{bench}-{tag}-rep{rep}.txt").write_text(
@@ -455,13 +460,13 @@ def main(argv: list[str]) -> int:
                     for k, (size, ms) in enumerate(rows or [(0, float("nan"))]):
                         writer.writerow({"rep": rep, "benchmark": bench, "model": model, "order": position,
                                          "size": size, "runtime_ms": ms, "largest": int(k == len(rows) - 1),
-                                         "wall_s": f"{wall:.3f}", "status": status})
+                                         "wall_s": f"{wall:.3f}", "load1": load1, "status": status})
                     f.flush()
                     last = f"{rows[-1][1]:.2f} ms at size {rows[-1][0]}" if rows else "no rows"
                     print(f"[rep {rep + 1}/{a.reps}] {bench} {model}: {last} ({wall:.1f} s)"
                           + (f" FAILED: {error}" if error else ""), file=sys.stderr)
                     failures += bool(error)
-    (out / "machine.txt").write_text(machine_text(a, load_before, load_average()))
+    (out / "machine.txt").write_text(machine_text(a, started, load_before, load_average()))
     (out / "summary.md").write_text(header(a, cmd) + summarize(read_results(out)))
     print((out / "summary.md").read_text())
     print(f"compare.py: wrote {shown(str(out.resolve()), a)}", file=sys.stderr)

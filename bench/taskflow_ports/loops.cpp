@@ -7,9 +7,8 @@
 // theirs is only ever resized); N = 10, 100, … 10^9 (8 GB at the last size). Each thread
 // adds its subranges into its own cache line, and the caller adds the team's partial sums.
 //
-// Bodies take subranges (step 1: a plain index loop over [first, bound)). The schedule is
-// `static` by default (the work is uniform: one block per thread, as OpenMP's default);
-// --schedule names another.
+// Bodies take subranges (step 1: a plain index loop over [first, bound)). --schedule names
+// the schedule; the defaults are below.
 #include "ports.hpp"
 
 #include <aloe/parallel_for.hpp>
@@ -26,8 +25,18 @@
 namespace taskflow_ports {
 namespace {
 
-aloe::schedule loop_schedule(const options& o, const char* benchmark) {
-    const std::string text = o.schedule.empty() ? "static" : o.schedule;
+// for_each: `guided,divisor=4` (chunks of remaining/(4·threads); Taskflow's default guided
+// partitioner cuts remaining/(2·threads)). The iterations cost the same, but the threads do
+// not run at the same speed on a shared machine, and a static block cannot give its excess
+// away: on the 2-vCPU VM static took 1.18× Taskflow's time and this 0.99× oneTBB's (3
+// interleaved runs, bench/results/taskflow-ports-20261126-quiet/schedules.md).
+constexpr const char* for_each_schedule = "guided,divisor=4";
+// reduce_sum: `static`. It is bound by memory bandwidth, which balancing does not add to;
+// static and guided were within the noise of each other.
+constexpr const char* reduce_sum_schedule = "static";
+
+aloe::schedule loop_schedule(const options& o, const char* benchmark, const char* default_text) {
+    const std::string text = o.schedule.empty() ? default_text : o.schedule;
     aloe::schedule s;
     std::string why;
     if (!aloe::schedule::try_parse(text, s, why)) bad_choice(benchmark, "schedule", text, why);
@@ -44,7 +53,7 @@ volatile double reduce_sink = 0;
 }  // namespace
 
 void run_for_each(const options& o) {
-    const aloe::schedule s = loop_schedule(o, "for_each");
+    const aloe::schedule s = loop_schedule(o, "for_each", for_each_schedule);
     std::vector<double> values;
     print_header();
     for (std::size_t n = 10; n <= 100000000; n *= 10) {
@@ -66,7 +75,7 @@ void run_for_each(const options& o) {
 }
 
 void run_reduce_sum(const options& o) {
-    const aloe::schedule s = loop_schedule(o, "reduce_sum");
+    const aloe::schedule s = loop_schedule(o, "reduce_sum", reduce_sum_schedule);
     std::vector<double> values;
     std::vector<partial_sum> partial(static_cast<std::size_t>(aloe::team::global().size()));
     print_header();

@@ -64,8 +64,9 @@ void print_help() {
                            graph_traversal  dataflow (default) | group
                          group = dependency counts kept by the port, ready tasks run on a
                          task_group (what a static task graph costs without futures)
-  --schedule S           a loop benchmark's aloe schedule (for_each, reduce_sum,
-                         black_scholes: static; mandelbrot: dynamic,chunk=1)
+  --schedule S           a loop benchmark's aloe schedule (defaults: for_each and
+                         black_scholes guided,divisor=4; reduce_sum static; mandelbrot
+                         dynamic,chunk=1)
 
 Output: Taskflow's (settings line, then size and runtime in ms per size). Exit status: 0,
 1 a wrong result, 2 a bad command line.

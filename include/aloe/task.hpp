@@ -33,6 +33,7 @@
 #include <aloe/error.hpp>
 #include <aloe/export.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -441,7 +442,8 @@ struct join_counter : linked_task {
     }
 };
 
-/// One per input not ready yet: run inline when the input is ready, counts the join down.
+/// One per input of a range (a vector of futures) not ready yet: run inline when the input
+/// is ready, counts the join down.
 template <class Join>
 struct arrival final : linked_task {
     Join* join;
@@ -457,17 +459,45 @@ struct arrival final : linked_task {
     }
 };
 
+/// The arrival of a single future input, kept in the join itself (no allocation: a dataflow
+/// of two futures costs two blocks, its join and its result's state, not four).
+struct embedded_arrival final : linked_task {
+    join_counter* join = nullptr;
+    embedded_arrival() noexcept {
+        execute = &run;
+        run_inline = true;
+    }
+    static void run(task_node* self) noexcept { static_cast<embedded_arrival*>(self)->join->arrive(); }
+};
+
+template <class X>
+inline constexpr bool is_single_future_v = is_future_like<std::decay_t<X>>::value;
+
+/// A range of futures (a vector of them): other ranges (of values, a string) pass through.
+template <class X>
+concept future_range = requires(X& x) {
+    x.begin();
+    x.end();
+} && is_single_future_v<decltype(*std::declval<X&>().begin())>;
+
+/// Attaches one input; `next` walks the join's embedded arrivals, one per single future.
 template <class Join, class X>
-void attach(Join* j, X& input) {
-    if constexpr (is_future_like<std::decay_t<X>>::value) {
+void attach(Join* j, X& input, std::size_t& next) {
+    if constexpr (is_single_future_v<X>) {
+        embedded_arrival& a = j->arrivals[next++];
         if (!input.valid()) throw_no_state("when_all/dataflow input");
         if (input.is_ready()) return;
         j->left.fetch_add(1, std::memory_order_relaxed);
-        void* memory = task_allocate(sizeof(arrival<Join>));
-        auto* a = ::new (memory) arrival<Join>(j);
-        input.state()->on_ready(a);
-    } else if constexpr (requires { input.begin(); input.end(); }) {
-        for (auto& element : input) attach(j, element);
+        a.join = j;
+        input.state()->on_ready(&a);
+    } else if constexpr (future_range<X>) {
+        for (auto& element : input) {
+            if (!element.valid()) throw_no_state("when_all/dataflow input");
+            if (element.is_ready()) continue;
+            j->left.fetch_add(1, std::memory_order_relaxed);
+            void* memory = task_allocate(sizeof(arrival<Join>));
+            element.state()->on_ready(::new (memory) arrival<Join>(j));
+        }
     }
 }
 
@@ -477,6 +507,7 @@ struct dataflow_join final : join_counter {
     state_ref<R> out;
     F fn;
     std::tuple<X...> inputs;
+    std::array<embedded_arrival, (std::size_t{0} + ... + std::size_t{is_single_future_v<X>})> arrivals;
     template <class G, class... Y>
     dataflow_join(state_ref<R> o, G&& g, Y&&... y) : out(std::move(o)), fn(std::forward<G>(g)), inputs(std::forward<Y>(y)...) {
         execute = &run;
@@ -522,7 +553,8 @@ auto dataflow(F&& f, X&&... inputs) -> future<std::invoke_result_t<std::decay_t<
         throw;
     }
     try {
-        std::apply([&](auto&... in) { (detail::attach(j, in), ...); }, j->inputs);
+        std::size_t next = 0;
+        std::apply([&](auto&... in) { (detail::attach(j, in, next), ...); }, j->inputs);
     } catch (...) {
         // An invalid input or no memory: the inputs attached so far still count down, so
         // the join runs once they are ready; f then sees the bad input (get() throws).

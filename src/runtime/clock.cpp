@@ -28,15 +28,34 @@ bool tsc_is_invariant() {
 // good to about 1e-6, short enough not to be noticed at the first statistics read.
 constexpr auto calibration_interval = std::chrono::milliseconds(5);
 
+// One (steady_clock, TSC) pair: the steady reading bracketed by two TSC readings, the
+// narrowest bracket of a few tries, and the TSC at its middle. A pair read once could have
+// the thread preempted between its two readings (tens of µs on a VM: 1% of the interval,
+// which every task counter in ns would then carry).
+struct clock_pair {
+    std::chrono::steady_clock::time_point steady;
+    ticks tsc = 0;
+};
+
+clock_pair read_clock_pair() noexcept {
+    clock_pair best;
+    ticks best_width = ~ticks{0};
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        const ticks before = now_ticks();
+        const auto steady = std::chrono::steady_clock::now();
+        const ticks after = now_ticks();
+        if (after - before < best_width) {
+            best_width = after - before;
+            best = {steady, before + (after - before) / 2};
+        }
+    }
+    return best;
+}
+
 }  // namespace
 
 namespace clock_detail {
 bool use_tsc = tsc_is_invariant();
-
-// The calibration's first sample, taken when the library loads: by the first conversion the
-// program has usually run longer than the calibration interval, and nothing has to wait.
-const auto loaded_at = std::chrono::steady_clock::now();
-const ticks loaded_ticks = use_tsc ? now_ticks() : 0;
 
 ticks steady_ticks() noexcept {
     return static_cast<ticks>(
@@ -45,18 +64,25 @@ ticks steady_ticks() noexcept {
 }
 }  // namespace clock_detail
 
+namespace {
+// The calibration's first sample, taken when the library loads (after use_tsc, defined above
+// in this file): by the first conversion the program has usually run longer than the
+// calibration interval, and nothing has to wait.
+const clock_pair loaded = clock_detail::use_tsc ? read_clock_pair() : clock_pair{};
+}  // namespace
+
 double ticks_per_second() noexcept {
     static const double rate = [] {
         if (!clock_detail::use_tsc) return 1e9;
         // From the load-time sample; waits only for what is left of the interval (the first
         // loop or region of a program that started less than 5 ms ago).
-        const auto t0 = clock_detail::loaded_at;
-        const ticks c0 = clock_detail::loaded_ticks;
-        auto t1 = std::chrono::steady_clock::now();
-        while (t1 - t0 < calibration_interval) t1 = std::chrono::steady_clock::now();
-        const ticks c1 = now_ticks();
-        const double seconds = std::chrono::duration<double>(t1 - t0).count();
-        return static_cast<double>(c1 - c0) / seconds;
+        // A static initializer of another file that asks first finds `loaded` not made yet.
+        const clock_pair start = loaded.tsc != 0 ? loaded : read_clock_pair();
+        while (std::chrono::steady_clock::now() - start.steady < calibration_interval) {
+        }
+        const clock_pair end = read_clock_pair();
+        const double seconds = std::chrono::duration<double>(end.steady - start.steady).count();
+        return static_cast<double>(end.tsc - start.tsc) / seconds;
     }();
     return rate;
 }

@@ -120,19 +120,27 @@ void task_pool::adopt(thread_state& ts) noexcept {
 }
 
 int task_pool::slot_of_this_thread(thread_state& ts) noexcept {
-    if (ts.pool == this) [[likely]]
+    if (ts.pool == this) [[likely]] {
+        // Slotless: slot 0's owner may have exited since (a relaxed look first, no CAS per spawn).
+        if (ts.slot < 0 && !slots_[0].owned.load(std::memory_order_relaxed)) claim_slot0(ts);
         return ts.slot;
+    }
     adopt(ts);
     if (team_.in_job_of_this() && runtime::counter_worker() > 0 && runtime::counter_worker() < slot_count_) {
         ts.slot = runtime::counter_worker();  // a worker of this team, in a loop job
         return ts.slot;
     }
+    claim_slot0(ts);
+    return ts.slot;
+}
+
+void task_pool::claim_slot0(thread_state& ts) noexcept {
+    // acquire: the deque as its last owner left it (its destructor's release store).
     bool expected = false;
     if (slots_[0].owned.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
         ts.slot = 0;
         ts.claimed_slot0 = true;
     }
-    return ts.slot;
 }
 
 // --- spawning --------------------------------------------------------------------------------
@@ -208,12 +216,19 @@ task_node* task_pool::take_shared() noexcept {
     return t;
 }
 
+std::uint64_t task_pool::next_random(thread_state& ts) noexcept {
+    ts.rng ^= ts.rng << 13;  // xorshift64
+    ts.rng ^= ts.rng >> 7;
+    ts.rng ^= ts.rng << 17;
+    return ts.rng;
+}
+
 task_node* task_pool::steal_from_others(thread_state& ts, int s) noexcept {
     // One slot: nothing to steal for its owner, but a thread with no slot still takes from it.
     if (slot_count_ <= 1 && s >= 0) return nullptr;
     // Nearest class first; a random rotation inside each class.
     if (s < 0) {  // no slot: random victims
-        const int start = static_cast<int>((ts.rng >> 33) % static_cast<std::uint64_t>(slot_count_));
+        const int start = static_cast<int>(next_random(ts) % static_cast<std::uint64_t>(slot_count_));
         for (int i = 0; i < slot_count_; ++i) {
             const int v = (start + i) % slot_count_;
             task_node* t = nullptr;
@@ -229,10 +244,7 @@ task_node* task_pool::steal_from_others(thread_state& ts, int s) noexcept {
     int begin = 0;
     for (const int end : me.class_ends) {
         const int n = end - begin;
-        ts.rng ^= ts.rng << 13;
-        ts.rng ^= ts.rng >> 7;
-        ts.rng ^= ts.rng << 17;
-        const int start = static_cast<int>(ts.rng % static_cast<std::uint64_t>(n));
+        const int start = static_cast<int>(next_random(ts) % static_cast<std::uint64_t>(n));
         for (int i = 0; i < n; ++i) {
             const int v = me.victims[static_cast<std::size_t>(begin + (start + i) % n)];
             task_node* t = nullptr;
@@ -291,6 +303,10 @@ runtime::ticks task_pool::execute(thread_state& ts, task_node* t, runtime::ticks
         counters_.wait_sum.add(ns(start > t->queued_at ? start - t->queued_at : 0));
         counters_.wait_samples.add(1);
     }
+    // Counted before it runs: the task publishes its result itself, and a reader that saw the
+    // result must see the task counted. Its time is added just after (docs/counters.md).
+    counters_.tasks.add(1);
+    counters_.phases.add(1);
     // A task running here already waits (help_until closed its phase and reopens it).
     ++ts.task_depth;
     ts.phase_start = start;
@@ -298,8 +314,6 @@ runtime::ticks task_pool::execute(thread_state& ts, task_node* t, runtime::ticks
     --ts.task_depth;
     const runtime::ticks end = runtime::now_ticks();
     counters_.cumulative.add(ns(end - ts.phase_start));
-    counters_.tasks.add(1);
-    counters_.phases.add(1);
     if (ts.loop_depth > 0) {
         counters_.overall.add(ns(end - ts.loop_mark));
         ts.loop_mark = end;
@@ -346,6 +360,9 @@ void task_pool::worker_session(int worker) noexcept {
     runtime::ticks idle_since = 0;
     runtime::ticks recent = 0;  // the last task's end, while nothing but local pops followed
     for (;;) {
+        // Before taking a task: a lowered limit or a fork waiting for the team stops this
+        // worker before it runs one more.
+        if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed)) break;
         bool local = false;
         if (task_node* t = find(ts, worker, local)) {
             idle_since = 0;
@@ -354,11 +371,9 @@ void task_pool::worker_session(int worker) noexcept {
                 outstanding())
                 wake_someone();
             recent = execute(ts, t, local ? recent : 0);
-            if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed)) break;
             continue;
         }
         recent = 0;
-        if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed)) break;
         const runtime::ticks now = runtime::now_ticks();
         if (idle_since == 0) idle_since = now;
         // Nothing outstanding for a short grace (a spawner's next task is usually on its

@@ -86,6 +86,8 @@ private:
     struct thread_state;
     static thread_state& this_thread() noexcept;
     int slot_of_this_thread(thread_state& ts) noexcept;
+    void claim_slot0(thread_state& ts) noexcept;
+    static std::uint64_t next_random(thread_state& ts) noexcept;
 
     void adopt(thread_state& ts) noexcept;
     static bool poll(void* pool, int worker) noexcept;  // the team's work source

@@ -63,7 +63,8 @@ TEST(CandidateRace, InsideEachOthersNoiseTheBudgetEndsItOnTheBestMean) {
     int k = 0;
     while (!r.decided()) {
         const int i = r.to_run();
-        r.observe(i, (i == 0 ? a : b)[(k++ / 2) % 2]);
+        const double* samples = i == 0 ? a : b;
+        r.observe(i, samples[(k++ / 2) % 2]);
     }
     EXPECT_EQ(r.how(), candidate_race::verdict::best_mean);
     EXPECT_EQ(r.samples_in_race(), 10);

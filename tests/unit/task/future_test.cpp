@@ -359,6 +359,14 @@ TEST(TaskFuture, DataflowWithReadyPendingAndMixedInputs) {
     EXPECT_EQ(mixed.get(), 1 + 2 + 100 + 55 + 1000 + 10'000);
     EXPECT_EQ(shared.get(), 100) << "the shared input stays readable";
 
+    // Ranges that hold no futures (a vector of values, a string) pass through as values.
+    future<std::string> values = dataflow(
+        [](future<int> n, std::vector<int> v, std::string text) {
+            return text + std::to_string(n.get() + static_cast<int>(v.size()));
+        },
+        async([] { return 40; }), std::vector<int>{1, 2}, std::string("answer "));
+    EXPECT_EQ(values.get(), "answer 42");
+
     // Chains of dataflow: a diamond, many times over.
     for (int round = 0; round < 200; ++round) {
         shared_future<int> top = async([round] { return round; }).share();

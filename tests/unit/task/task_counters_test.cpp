@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -238,6 +240,72 @@ TEST(TaskCounters, StealsBySlotlessWaiterCountOnBothSides) {
     EXPECT_EQ(at(d, total + "count/stolen-from-pending"), n);
     EXPECT_EQ(at(d, total + "count/stolen-to-pending"), n) << "the slot-less thread's steals count as stolen-to";
     expect_raw_identities(d);
+}
+
+// Slot 0 belongs to the first outside thread that spawns; when that thread exits, the next
+// outside thread that spawns takes it (before, one that had once found it taken stayed without
+// a slot for good, its tasks in the shared queue). Seen through pending-accesses, which only a
+// thread with a slot counts; the concurrency limit of 1 keeps the workers out.
+TEST(TaskCounters, SlotZeroPassesOnWhenItsOwnerExits) {
+    // The main thread must not hold slot 0: true in a process of its own, as CTest runs each
+    // case, not after other cases of this binary ran in the same process.
+    if (testing::UnitTest::GetInstance()->test_to_run_count() > 1 &&
+        testing::UnitTest::GetInstance()->successful_test_count() + testing::UnitTest::GetInstance()->failed_test_count() > 0)
+        GTEST_SKIP() << "needs a process of its own (earlier cases gave slot 0 to the main thread); "
+                        "run it alone with --gtest_filter";
+    set_task_concurrency(1);  // this (main) thread never spawns: slot 0 stays free for A
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const std::uint64_t n = 100;
+    std::mutex m;
+    std::condition_variable cv;
+    int stage = 0;  // 1: A holds slot 0; 2: B has run slotless; 3: A may exit; 4: B may go on
+    auto wait_for = [&](int s) {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return stage >= s; });
+    };
+    auto advance = [&](int s) {
+        { std::lock_guard lock(m); stage = s; }
+        cv.notify_all();
+    };
+    std::thread a([&] {
+        async([] {}).get();  // claims slot 0
+        advance(1);
+        wait_for(3);
+    });
+    values slotless, slotted;
+    std::thread b([&] {
+        wait_for(1);
+        counter_reader reader = all_thread_counters();
+        run_flat_workload(n);
+        slotless = settle(reader, n);
+        advance(2);
+        wait_for(4);
+        run_flat_workload(n);
+        slotted = settle(reader, n);
+    });
+    wait_for(2);
+    advance(3);
+    a.join();
+    advance(4);
+    b.join();
+    set_task_concurrency(0);
+
+    EXPECT_EQ(at(slotless, total + "count/cumulative"), n);
+    EXPECT_EQ(at(slotless, total + "count/pending-accesses"), 0u) << "B had no slot while A held slot 0";
+    EXPECT_EQ(at(slotted, total + "count/cumulative"), n);
+    EXPECT_GE(at(slotted, total + "count/pending-accesses"), n) << "B took slot 0 once A had exited";
+    EXPECT_EQ(at(slotted, total + "count/stolen-to-pending"), 0u) << "B popped its own tasks";
+}
+
+// A task is counted before it publishes its result: whoever has the result sees the count.
+TEST(TaskCounters, ResultReaderSeesTheTaskCounted) {
+    touch_scheduler();
+    const std::string count = total + "count/cumulative";
+    for (int i = 0; i < 500; ++i) {
+        const std::uint64_t before = counter_value(count).value_or(0);
+        async([] {}).get();
+        ASSERT_GE(counter_value(count).value_or(0), before + 1) << "round " << i;
+    }
 }
 
 // Two intervals read by one reader add up to the interval of a copy of it (the same baseline)

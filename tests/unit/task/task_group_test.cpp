@@ -449,8 +449,8 @@ TEST(TaskGroup, ConcurrencyLimitThenBack) {
         set_task_concurrency(k);
         EXPECT_EQ(task_concurrency(), k);
         // Workers leave the scheduling loop once nothing is outstanding; give them the time
-        // to. One that a loaded machine held up in the middle of its loop may still take one
-        // task before it sees the limit (it checks after each), never more.
+        // to. One that a loaded machine held up between its look at the limit and its look
+        // for a task may still take that one task, never more.
         std::this_thread::sleep_for(std::chrono::milliseconds(30));
         std::mutex m;
         std::map<std::thread::id, int> who;
