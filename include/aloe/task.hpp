@@ -55,7 +55,10 @@ namespace detail {
 /// releases it (the scheduler never touches a node after calling execute).
 struct task_node {
     void (*execute)(task_node*) noexcept = nullptr;
-    std::uint64_t queued_at = 0;  ///< the scheduler's stamp for queue wait time (0: not sampled)
+    union {
+        std::uint64_t queued_at = 0;  ///< the scheduler's stamp for queue wait time (0: not sampled)
+        void* owner;                  ///< a continuation run inline (never queued): what it serves
+    };
 };
 
 /// Memory for a task or a shared state: thread-cached blocks of a few size classes.
@@ -434,8 +437,9 @@ struct is_future_like<future<T>> : std::true_type {};
 template <class T>
 struct is_future_like<shared_future<T>> : std::true_type {};
 
-/// Counts inputs down; the last one to be ready spawns the join itself (its body).
-struct join_counter : linked_task {
+/// Counts inputs down; the last one to be ready spawns the join itself (its body). A task
+/// node only: it never waits on a state itself, its arrivals do.
+struct join_counter : task_node {
     std::atomic<std::size_t> left{1};  // 1: held while inputs are being attached
     void arrive() noexcept {
         if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) task_spawn(this);
@@ -460,14 +464,15 @@ struct arrival final : linked_task {
 };
 
 /// The arrival of a single future input, kept in the join itself (no allocation: a dataflow
-/// of two futures costs two blocks, its join and its result's state, not four).
+/// of two futures costs two blocks, its join and its result's state, not four). Its join is
+/// its `owner` (an inline continuation is never queued): 32 bytes, so that a join of two
+/// futures and a small function fits the allocator's 128-byte class.
 struct embedded_arrival final : linked_task {
-    join_counter* join = nullptr;
     embedded_arrival() noexcept {
         execute = &run;
         run_inline = true;
     }
-    static void run(task_node* self) noexcept { static_cast<embedded_arrival*>(self)->join->arrive(); }
+    static void run(task_node* self) noexcept { static_cast<join_counter*>(self->owner)->arrive(); }
 };
 
 template <class X>
@@ -488,7 +493,7 @@ void attach(Join* j, X& input, std::size_t& next) {
         if (!input.valid()) throw_no_state("when_all/dataflow input");
         if (input.is_ready()) return;
         j->left.fetch_add(1, std::memory_order_relaxed);
-        a.join = j;
+        a.owner = static_cast<join_counter*>(j);
         input.state()->on_ready(&a);
     } else if constexpr (future_range<X>) {
         for (auto& element : input) {

@@ -307,6 +307,18 @@ TEST(TaskFuture, WhenAllVariadic) {
     EXPECT_THROW((void)d.get(), std::runtime_error) << "when_all does not fail: the input does";
 }
 
+// White-box: a dataflow of two shared futures and a small function is one 128-byte block for
+// its join (task_memory's second class) and one 64-byte block for its result's state. The
+// wavefront benchmark keeps millions of them alive at once; a field more doubles its join.
+TEST(TaskFuture, DataflowOfTwoFuturesFitsTheAllocatorsSmallClasses) {
+    using slot = shared_future<void>;
+    auto f = [i = 1, j = 2](const slot&, const slot&) { return i + j; };
+    using join = detail::dataflow_join<int, decltype(f), slot, slot>;
+    EXPECT_EQ(sizeof(detail::embedded_arrival), sizeof(detail::linked_task)) << "its join is kept in task_node::owner";
+    EXPECT_LE(sizeof(join), 128u);
+    EXPECT_LE(sizeof(detail::future_state<void>), 64u);
+}
+
 TEST(TaskFuture, DataflowWithFailedInputs) {
     future<int> result = dataflow([](future<int> x, future<int> y) { return x.get() + y.get(); },
                                   async([] { return 1; }),
