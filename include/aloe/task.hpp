@@ -485,21 +485,26 @@ concept future_range = requires(X& x) {
     x.end();
 } && is_single_future_v<decltype(*std::declval<X&>().begin())>;
 
+/// One future input: true when it is still pending, the join then waiting for its arrival.
+template <class Future>
+bool join_waits_for(join_counter& j, const Future& input) {
+    if (!input.valid()) throw_no_state("when_all/dataflow input");
+    if (input.is_ready()) return false;
+    j.left.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+
 /// Attaches one input; `next` walks the join's embedded arrivals, one per single future.
 template <class Join, class X>
 void attach(Join* j, X& input, std::size_t& next) {
     if constexpr (is_single_future_v<X>) {
         embedded_arrival& a = j->arrivals[next++];
-        if (!input.valid()) throw_no_state("when_all/dataflow input");
-        if (input.is_ready()) return;
-        j->left.fetch_add(1, std::memory_order_relaxed);
+        if (!join_waits_for(*j, input)) return;
         a.owner = static_cast<join_counter*>(j);
         input.state()->on_ready(&a);
     } else if constexpr (future_range<X>) {
         for (auto& element : input) {
-            if (!element.valid()) throw_no_state("when_all/dataflow input");
-            if (element.is_ready()) continue;
-            j->left.fetch_add(1, std::memory_order_relaxed);
+            if (!join_waits_for(*j, element)) continue;
             void* memory = task_allocate(sizeof(arrival<Join>));
             element.state()->on_ready(::new (memory) arrival<Join>(j));
         }

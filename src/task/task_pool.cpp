@@ -304,7 +304,7 @@ runtime::ticks task_pool::execute(thread_state& ts, task_node* t, runtime::ticks
         counters_.wait_samples.add(1);
     }
     // Counted before it runs: the task publishes its result itself, and a reader that saw the
-    // result must see the task counted. Its time is added just after (docs/counters.md).
+    // result must see the task counted. Its time is added just after (docs/tasks.md).
     counters_.tasks.add(1);
     counters_.phases.add(1);
     // A task running here already waits (help_until closed its phase and reopens it).
