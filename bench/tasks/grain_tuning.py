@@ -11,7 +11,11 @@ within 3% of the sweep's best time in at most 10 epochs, from a start 100x too f
    with --grain auto:objective=...; each epoch's size and wall time.
    Judged by the sweep's time at the size the knob settled on (robust to one noisy epoch) and
    by the measured time of the epochs after the 10th.
-3. results.csv, summary.md, command.txt, machine.txt, convergence-<objective>.png.
+3. Verified: the size each run settled on against the sweep's best, in one process, epochs
+   alternating between the two (`--verify-pairs` pairs): the median of the pairs' ratios.
+   Epoch times drift between processes on a shared VM (up to 1.5x minutes apart), so only
+   this same-process, interleaved comparison says whether a size is within 3% of another.
+4. results.csv, verify.csv, summary.md, command.txt, machine.txt, convergence-<objective>.png.
 
 Usage: grain_tuning.py --app build/release/apps/aloe-app-stencil1d-tasks [--threads 2]
                        [--nx 2000000] [--epoch-steps 20] [--out DIR]
@@ -76,9 +80,21 @@ def main() -> int:
     ap.add_argument("--sweep-reps", type=int, default=3)
     ap.add_argument("--epochs", type=int, default=16, help="epochs per tuned run (the target counts 10)")
     ap.add_argument("--search", default="golden")
+    ap.add_argument("--objectives", default=",".join(OBJECTIVES), help="comma-separated, from " + ", ".join(OBJECTIVES))
+    ap.add_argument("--verify-pairs", type=int, default=8,
+                    help="epochs at the settled size and at the sweep's best, alternating, per run (0: no check)")
     ap.add_argument("--out")
     ap.add_argument("--machine-label", default="")
     args = ap.parse_args()
+    objectives = [o for o in args.objectives.split(",") if o]
+    unknown = [o for o in objectives if o not in OBJECTIVES]
+    if unknown or not objectives:
+        print(f"grain_tuning: --objectives: unknown {', '.join(unknown) or '(none given)'}; "
+              f"choose from {', '.join(OBJECTIVES)}", file=sys.stderr)
+        return 2
+    if args.verify_pairs < 0:
+        print(f"grain_tuning: --verify-pairs must be >= 0, not {args.verify_pairs}", file=sys.stderr)
+        return 2
     if not Path(args.app).exists():
         print(f"grain_tuning: {args.app} not found", file=sys.stderr)
         return 2
@@ -116,7 +132,7 @@ def main() -> int:
     # 2. Tuned runs.
     rows = []
     tuned = []
-    for objective in OBJECTIVES:
+    for objective in objectives:
         for label, start in starts.items():
             rec = run_app(args.app, common + ["--grain", f"auto:objective={objective},search={args.search}",
                                               "--grain-min", str(args.grain_min), "--partition", str(start),
@@ -127,12 +143,38 @@ def main() -> int:
                              "wall_s": e["wall_s"], "sweep_s_at_partition": sweep_time(e["partition"])})
             final_p = epochs[-1]["partition"]
             within = [i for i, e in enumerate(epochs) if all(sweep_time(x["partition"]) <= 1.03 * best_t for x in epochs[i:])]
+            settled = next(i for i in range(len(epochs)) if all(x["partition"] == final_p for x in epochs[i:]))
             after10 = [e["wall_s"] for e in epochs[10:]] or [epochs[-1]["wall_s"]]
             tuned.append({"objective": objective, "start": label, "start_p": start, "final_p": final_p,
                           "final_vs_best": sweep_time(final_p) / best_t,
                           "epochs_to_3pct": (within[0] + 1) if within else None,
+                          "settled_epoch": settled + 1,
                           "measured_after10_vs_best": statistics.median(after10) / best_t})
             print(f"grain_tuning: {objective} from {label}: {start} -> {final_p}", file=sys.stderr)
+
+    # 3. Each settled size against the best, alternating in one process (same size: no run).
+    verify_rows = []
+    verified: dict[int, tuple[float, float, float]] = {}
+    for t in tuned:
+        p = t["final_p"]
+        if args.verify_pairs == 0 or p == best_p or p in verified:
+            continue
+        rec = run_app(args.app, common + ["--grain", f"list:{p},{best_p}", "--warmup", "2",
+                                          "--steps", str(2 * args.verify_pairs)], env)
+        walls = [e["wall_s"] for e in rec["epochs"] if e.get("timed", True)]
+        parts = [e["partition"] for e in rec["epochs"] if e.get("timed", True)]
+        ratios = []
+        for i in range(0, len(walls) - 1, 2):
+            if parts[i] == p and parts[i + 1] == best_p:
+                ratios.append(walls[i] / walls[i + 1])
+                verify_rows.append({"partition": p, "best": best_p, "pair": i // 2, "wall_s": walls[i],
+                                    "best_wall_s": walls[i + 1], "ratio": walls[i] / walls[i + 1]})
+        if not ratios:
+            raise SystemExit(f"grain_tuning: the check of {p} against {best_p} ran no alternating pairs")
+        q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+        verified[p] = (statistics.median(ratios), q[0], q[2])
+    for t in tuned:
+        t["verified"] = (1.0, 1.0, 1.0) if t["final_p"] == best_p else verified.get(t["final_p"])
 
     with open(out / "sweep.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -143,6 +185,11 @@ def main() -> int:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
+    if verify_rows:
+        with open(out / "verify.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(verify_rows[0].keys()))
+            w.writeheader()
+            w.writerows(verify_rows)
 
     lines = [f"# Grain tuning on stencil1d-tasks ({args.machine_label or platform.node()}, {args.threads} threads)", "",
              f"nx = {args.nx}, {args.epoch_steps} timesteps per epoch, sizes = divisors of nx in "
@@ -153,14 +200,25 @@ def main() -> int:
              "|---|" + "---|" * len(sweep),
              "| ms/epoch | " + " | ".join(f"{sweep[p] * 1e3:.1f}" for p in sorted(sweep)) + " |", "",
              "Tuned runs: the size the knob settled on after "
-             f"{args.epochs} epochs, the sweep's time there over the best, the first epoch from which every "
-             "epoch's size is within 3% of the best (sweep times), and the measured epochs after the 10th over "
-             "the best.", "",
-             "| objective | start | start size | final size | final / best | epochs to ≤ 3% | measured (epochs > 10) / best |",
-             "|---|---|---|---|---|---|---|"]
+             f"{args.epochs} epochs and the epoch from which it ran nothing else, the sweep's time there over the "
+             "best, the first epoch from which every "
+             "epoch's size is within 3% of the best (sweep times), the measured epochs after the 10th over "
+             "the best, and the settled size against the best in one process, alternating "
+             f"({args.verify_pairs} pairs: median ratio [quartiles]; 1 when it settled on the best itself).", "",
+             "| objective | start | start size | final size | settled from epoch | final / best | epochs to ≤ 3% "
+             "| measured (epochs > 10) / best | verified: settled / best, same process |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for t in tuned:
-        lines.append(f"| {t['objective']} | {t['start']} | {t['start_p']} | {t['final_p']} | {t['final_vs_best']:.3f} | "
-                     f"{t['epochs_to_3pct'] if t['epochs_to_3pct'] else 'never'} | {t['measured_after10_vs_best']:.3f} |")
+        v = t.get("verified")
+        vtext = "not run" if v is None else f"{v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}]"
+        lines.append(f"| {t['objective']} | {t['start']} | {t['start_p']} | {t['final_p']} | {t['settled_epoch']} "
+                     f"| {t['final_vs_best']:.3f} | "
+                     f"{t['epochs_to_3pct'] if t['epochs_to_3pct'] else 'never'} | {t['measured_after10_vs_best']:.3f} "
+                     f"| {vtext} |")
+    checked = [t["verified"][0] for t in tuned if t.get("verified")]
+    if checked:
+        lines += ["", f"Runs whose settled size is within 3% of the best in the same-process check: "
+                      f"{sum(r <= 1.03 for r in checked)} of {len(checked)}."]
     lines.append("")
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     (out / "command.txt").write_text(" ".join([Path(sys.argv[0]).name] + sys.argv[1:]) + "\n")
@@ -170,7 +228,7 @@ def main() -> int:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        for objective in OBJECTIVES:
+        for objective in objectives:
             fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
             for label in starts:
                 xs = [r for r in rows if r["objective"] == objective and r["start"] == label]

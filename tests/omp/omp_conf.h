@@ -130,7 +130,8 @@ static inline int conf_end(const char *label, long long n) {
 /* Runs the loop `for (T i = LO; i CMP HI; i += ST)` (T signed, or unsigned with ST > 0) under
  * `#pragma omp for CLAUSES` inside a parallel region of the default size, and checks it with
  * conf_end(). HIT is conf_hit or conf_hit_monotonic. The trip count comes from the same loop
- * run serially. */
+ * run serially. The `omp for` increment is ST itself, not the const copy: a `!=` loop needs a
+ * constant step of 1 or -1, and GCC folds the copy into one only when optimising (-O0 fails). */
 #define CONF_LOOP(label, HIT, clauses, T, LO, CMP, HI, ST)                                                             \
     do {                                                                                                               \
         const T lo_ = (LO), hi_ = (HI), st_ = (ST);                                                                    \
@@ -140,7 +141,7 @@ static inline int conf_end(const char *label, long long n) {
         CONF_PRAGMA(omp parallel)                                                                                      \
         {                                                                                                              \
             CONF_PRAGMA(omp for clauses)                                                                               \
-            for (T i = lo_; i CMP hi_; i += st_) {                                                                     \
+            for (T i = lo_; i CMP hi_; i += (ST)) {                                                                    \
                 /* Distance and step as unsigned: exact for any range of a 64-bit type. */                             \
                 const unsigned long long d_ = st_ > 0 ? (unsigned long long)i - (unsigned long long)lo_                \
                                                       : (unsigned long long)lo_ - (unsigned long long)i;               \

@@ -8,6 +8,8 @@
 // at most child_limit, then kills it and fails, so a hang is a failure, not a stuck CI.
 // Run with ALOE_NUM_THREADS=3 (CMakeLists.txt); registered a second time with
 // libaloe-gomp.so preloaded, whose own copy of aloe arms its own fork handlers.
+#include "fork_safe_allocator.hpp"
+
 #include <aloe/aloe.hpp>
 
 #include <gtest/gtest.h>
@@ -36,22 +38,6 @@
 #if __has_feature(thread_sanitizer)
 #define ALOE_FORK_TEST_TSAN 1
 #endif
-#endif
-
-// AddressSanitizer's allocator takes its own locks, and before LLVM 18 (llvm/llvm-project
-// pull request 75290; GCC 15's copy) it did not hold them across fork(): a child forked
-// while another thread refills its allocation cache inherits the lock held and blocks in
-// its first malloc. That is the sanitizer's, not aloe's, so the case that forks while other
-// threads allocate runs only where the allocator is fork-safe.
-#if defined(__SANITIZE_ADDRESS__)
-#define ALOE_FORK_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ALOE_FORK_TEST_ASAN 1
-#endif
-#endif
-#if defined(ALOE_FORK_TEST_ASAN) && ((defined(__clang__) && __clang_major__ < 18) || (!defined(__clang__) && __GNUC__ < 15))
-#define ALOE_FORK_TEST_ALLOCATOR_NOT_FORK_SAFE 1
 #endif
 
 namespace {
@@ -285,10 +271,8 @@ TEST(ProcessFork, ForkWhileOtherThreadsMakeSitesAndRunLoops) {
     // Two threads keep the registry's locks busy (new sites, loops committing statistics,
     // snapshots of every site) while the main thread forks again and again; every child
     // must find the locks free and run its loop.
-#if defined(ALOE_FORK_TEST_ALLOCATOR_NOT_FORK_SAFE)
-    GTEST_SKIP() << "this AddressSanitizer does not hold its allocator's locks across fork(), so a child forked "
-                    "while other threads allocate can block inside the sanitizer (LLVM < 18, GCC < 15); the "
-                    "release and ThreadSanitizer suites run this case";
+#if defined(ALOE_ALLOCATOR_NOT_FORK_SAFE)
+    GTEST_SKIP() << ALOE_ALLOCATOR_NOT_FORK_SAFE_WHY;
 #endif
     warm_up_the_team();
     std::atomic<bool> stop{false};
