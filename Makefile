@@ -30,8 +30,9 @@ DIR_release := build/release
 DIR_tsan    := build/tsan
 DIR_asan    := build/asan
 # Sanitizer builds use -O1 -g1 (line tables are all sanitizer reports need): on 2 cores they
-# compile in about half the time of -O2 -g. `make test` from a fresh clone still takes about
-# 28 minutes on the 2-core VM (three full builds; the budget is 15: CHANGELOG, issue 17).
+# compile in about half the time of -O2 -g (the tests' own code is -O0 there: tests/CMakeLists.txt).
+# `make test` from a fresh clone still takes about 26 minutes on the 2-core VM (1545 s: three
+# full builds, 1130 s of it; the budget is 15: CHANGELOG, issue 17).
 # Set SAN_OPT= to keep CMake's RelWithDebInfo flags. Read only when a folder is configured.
 SAN_OPT ?= -O1 -g1 -DNDEBUG
 SAN_FLAGS := $(if $(SAN_OPT),-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='$(SAN_OPT)' -DCMAKE_C_FLAGS_RELWITHDEBINFO='$(SAN_OPT)')
