@@ -11,13 +11,13 @@
 #pragma once
 
 #if defined(__SANITIZE_ADDRESS__)
-#define ALOE_FORK_TEST_ASAN 1
+#define ALOE_TEST_UNDER_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define ALOE_FORK_TEST_ASAN 1
+#define ALOE_TEST_UNDER_ASAN 1
 #endif
 #endif
-#if defined(ALOE_FORK_TEST_ASAN) && ((defined(__clang__) && __clang_major__ < 18) || (!defined(__clang__) && __GNUC__ < 15))
+#if defined(ALOE_TEST_UNDER_ASAN) && ((defined(__clang__) && __clang_major__ < 18) || (!defined(__clang__) && __GNUC__ < 15))
 #define ALOE_ALLOCATOR_NOT_FORK_SAFE 1
 #define ALOE_ALLOCATOR_NOT_FORK_SAFE_WHY                                                                               \
     "this AddressSanitizer does not hold its allocator's locks across fork(), so a child forked while another "      \
