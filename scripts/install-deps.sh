@@ -22,6 +22,7 @@ debian_packages=(
     libopenmpi-dev openmpi-bin                                   # MPI slack layer
     gfortran                                                     # Fortran API and tests
     valgrind                                                     # memory checks
+    tmux                                                         # aloe top's test drives a real terminal
     doxygen                                                      # API reference (make docs)
     python3 python3-venv                                         # analysis and plots (.venv)
 )

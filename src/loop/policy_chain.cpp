@@ -23,11 +23,10 @@ constinit std::atomic<unsigned> general_scopes{0};
 unsigned scope_bit(policy_scope s) noexcept { return s == policy_scope::loop ? 1u : 2u; }
 
 void recount_general_scopes() noexcept {
-    // Without knowing a kind's scopes, a general kind is consulted by both; its applies()
-    // then sorts the sites.
+    // A general kind is consulted by the sites of its scopes; its applies() then sorts them.
     unsigned bits = 0;
     for (const auto& k : kinds)
-        if (const policy_kind* p = k.load(std::memory_order_relaxed); p != nullptr && !p->adaptive_only) bits |= 3u;
+        if (const policy_kind* p = k.load(std::memory_order_relaxed); p != nullptr && !p->adaptive_only) bits |= p->scopes & 3u;
     general_scopes.store(bits, std::memory_order_release);
 }
 
@@ -81,7 +80,7 @@ void policy_chain::rebuild(const policy_site& site) {
     std::vector<link> fresh;
     for (const auto& k : kinds) {
         const policy_kind* p = k.load(std::memory_order_acquire);
-        if (p == nullptr || !consults(*p, site.spec) || !p->applies(site)) continue;
+        if (p == nullptr || (p->scopes & scope_bit(site.scope)) == 0 || !consults(*p, site.spec) || !p->applies(site)) continue;
         // Keep a link that still serves the site (its tuning goes on), else make it afresh.
         const auto kept = std::find_if(links_.begin(), links_.end(), [&](const link& l) {
             return l.kind == p && l.policy && l.policy->serves(site.spec);

@@ -104,6 +104,9 @@ struct policy_kind {
     /// With adaptive_only: sites whose schedule says `slack=on` are consulted as well (the
     /// MPI layer's slack kind). A site with slack=on and no such kind warns once (W309).
     bool slack_sites = false;
+    /// The scopes whose sites consult it at all: bit 0 loops, bit 1 regions. A kind for
+    /// regions only leaves every loop site's fast path alone (chain_applies stays false).
+    unsigned scopes = 3;
 };
 
 /// The most kinds a process registers.

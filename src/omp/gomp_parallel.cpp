@@ -20,7 +20,7 @@ template <class Start>
 void run_region(const void* ra, region_body body, void* data, unsigned requested, Start&& start) {
     omp_site& site = site_at(ra, site_kind::region);
     team_region& r = acquire_region(site, body, data);
-    const unsigned threads = region_threads(site, requested);
+    const unsigned threads = region_threads(r, requested);
     const runtime::ticks t0 = runtime::now_ticks();
     start(r, threads);
     record_region(r, t0, runtime::now_ticks());
@@ -76,7 +76,7 @@ template <class Start>
 void start_old_region(const void* ra, region_body body, void* data, unsigned requested, Start&& start) {
     omp_site& site = site_at(ra, site_kind::region);
     team_region& r = acquire_region(site, body, data);
-    const unsigned threads = region_threads(site, requested);
+    const unsigned threads = region_threads(r, requested);
     const runtime::ticks t0 = runtime::now_ticks();
     start(r, threads);
     const thread_view saved = enter_region_as_master(r);

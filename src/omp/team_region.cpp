@@ -1,5 +1,8 @@
 #include "omp/team_region.hpp"
 
+#include "coord/daemon_client.hpp"
+#include "coord/node_share_policy.hpp"
+
 #include "omp/fork_lock.hpp"
 #include "omp/interposer_settings.hpp"
 #include "omp/loop_takeover.hpp"
@@ -195,6 +198,7 @@ team_region& acquire_region(omp_site& site, region_body body, void* data) {
     r->body = body;
     r->data = data;
     r->preset_loop = false;
+    r->chain_planned = false;
     r->threads.store(0, std::memory_order_relaxed);
     r->forward_from = team_region::no_forwarding;
     for (loop_slot& s : r->slots) {
@@ -327,6 +331,14 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
     s.invocations.add(1);
     s.region_time.add(runtime::ticks_to_ns(t1 - t0));
     s.threads_last.store(n, std::memory_order_relaxed);
+    if (r.chain_planned) {
+        // The chain that sized the region sees how it went (the node daemon's efficiency).
+        loop::loop_outcome outcome;
+        outcome.fork = t0;
+        outcome.join = t1;
+        std::lock_guard lock(s.chain_mutex);
+        s.region_chain.observe(outcome);
+    }
     int seen = s.threads_max.load(std::memory_order_relaxed);
     while (n > seen && !s.threads_max.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {}
     if (n <= 0) return;
@@ -340,16 +352,26 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
     s.imbalance.add(static_cast<std::uint64_t>(imbalance * 1e6 + 0.5));  // ratio unit: millionths
 }
 
-unsigned region_threads(omp_site& site, unsigned requested) {
+// Regions always ask the node daemon (coord/node_share_policy.hpp), even while none
+// answers, so that a program under `aloe run` joins a daemon started after it.
+__attribute__((constructor)) void keep_node_share_for_regions() { coord::keep_node_share_policy(); }
+
+unsigned region_threads(team_region& r, unsigned requested) {
+    omp_site& site = *r.site;
     // A region that leaves its thread count to the runtime gets --threads (or libgomp's own
     // count), then whatever the policies registered for regions plan (policy_chain.hpp: the
-    // node daemon and concurrency throttling plug in there).
+    // node daemon's share, coord/node_share_policy.cpp; concurrency throttling next).
     if (requested != 0) {
         site.non_malleable.store("num_threads clause", std::memory_order_relaxed);
         return requested;
     }
     if (const char* why = program_sets_threads.load(std::memory_order_relaxed)) {
         site.non_malleable.store(why, std::memory_order_relaxed);
+        // Its count is the program's; the daemon still counts it, and confines it to its
+        // share of CPUs instead (coord/affinity_plan.hpp).
+        coord::daemon_client& daemon = coord::daemon_client::process(coord::client_interposed);
+        daemon.mark_not_malleable();
+        (void)daemon.threads(static_cast<unsigned>(std::max(real().get_max_threads(), 1)));
         return 0;
     }
     if (this_thread_view.region != nullptr) return 0;  // nested: libgomp's nesting rules
@@ -359,6 +381,7 @@ unsigned region_threads(omp_site& site, unsigned requested) {
     const int available = proposed > 0 ? proposed : real().get_max_threads();
     std::lock_guard lock(site.chain_mutex);
     const loop::loop_plan plan = site.region_chain.plan({loop::policy_scope::region, nullptr, site.name, {}}, 0, available);
+    r.chain_planned = true;
     return static_cast<unsigned>(plan.threads);
 }
 

@@ -124,6 +124,7 @@ struct team_region {
     region_body body = nullptr;
     void* data = nullptr;
     bool preset_loop = false;  ///< combined parallel loop: slot 0 holds it before the team starts
+    bool chain_planned = false;  ///< region_threads() asked the site's policy chain
     std::atomic<int> threads{0};
     /// Fills slots; guards `overflow` and `forward_from`; sizes `busy`. A spin lock: the first
     /// thread of a team to reach a loop takes it for a few dozen instructions.
@@ -200,9 +201,11 @@ void leave_region_as_master(team_region& r, const thread_view& saved, runtime::t
 /// After the team has joined: the region's time, team size and imbalance into its site.
 void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1);
 
-/// The num_threads argument to pass to libgomp for a region whose program asked for
-/// `requested` (0: no num_threads clause). Notes non-malleable regions on the site.
-unsigned region_threads(omp_site& site, unsigned requested);
+/// The num_threads argument to pass to libgomp for region `r` (of site r.site) whose
+/// program asked for `requested` (0: no num_threads clause). Notes non-malleable regions on
+/// the site, and on `r` whether the site's policy chain planned it (then record_region
+/// lets the chain observe it).
+unsigned region_threads(team_region& r, unsigned requested);
 
 /// Whether `cancel parallel` has been activated in the calling thread's region (libgomp's
 /// GOMP_cancellation_point, which has no side effect; false unless OMP_CANCELLATION=true).

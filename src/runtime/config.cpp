@@ -137,6 +137,15 @@ parse_result parse_wait_policy(std::string_view s, config& cfg) {
     return std::nullopt;
 }
 
+parse_result parse_daemon_mode(std::string_view s, config& cfg) {
+    const std::string v = lower(s);
+    if (v == "off") cfg.daemon = daemon_mode::off;
+    else if (v == "auto") cfg.daemon = daemon_mode::automatic;
+    else if (v == "on") cfg.daemon = daemon_mode::on;
+    else return "is not one of " + join_names({"off", "auto", "on"});
+    return std::nullopt;
+}
+
 parse_result parse_spin_us(std::string_view s, config& cfg) {
     bool too_large = false;
     const std::optional<std::int64_t> v = parse_digits(s, too_large);
@@ -289,6 +298,14 @@ std::string print_wait_policy(const config& cfg) {
     return std::string(to_string(cfg.wait_policy));
 }
 std::string print_spin_us(const config& cfg) { return std::to_string(cfg.spin_us); }
+std::string print_daemon_mode(const config& cfg) {
+    switch (cfg.daemon) {
+    case daemon_mode::off: return "off";
+    case daemon_mode::automatic: return "auto";
+    case daemon_mode::on: return "on";
+    }
+    return "?";
+}
 std::string print_site_limit(const config& cfg) { return std::to_string(cfg.site_limit); }
 std::string print_schedule(const config& cfg) { return or_none(cfg.schedule); }
 template <std::string config::*field>
@@ -367,7 +384,7 @@ constexpr std::array settings_table{
                  "Write per-loop-site statistics as JSON to this file at exit.",
                  setting_source::aloe_environment, parse_text<&config::stats_file>, print_text<&config::stats_file>},
     setting_spec{"ALOE_VERBOSE", "W108", "category list", "none",
-                 "all, none, or a comma list of runtime, topology, config, loop, caps, omp, mpi",
+                 "all, none, or a comma list of runtime, topology, config, loop, caps, omp, mpi, coord",
                  "Report categories whose info messages are printed (warnings always are).",
                  setting_source::aloe_environment, parse_verbose, print_verbose},
     setting_spec{"ALOE_DISPLAY_ENV", "W109", "boolean", "false", "0, 1, true, false, on, off",
@@ -435,6 +452,15 @@ constexpr std::array settings_table{
                  "file path (%p, %r, %h; rank inserted)",
                  "Write the printed counters to this file (whole, at exit) instead of stdout.",
                  setting_source::aloe_environment, parse_print_destination, print_print_destination},
+    setting_spec{"ALOE_DAEMON", "W125", "keyword", "auto", "off, auto, on",
+                 "Join the node daemon aloed, which shares the node's cores between programs by "
+                 "measured efficiency: auto when one runs, on to expect one, off never (docs/daemon.md).",
+                 setting_source::aloe_environment, parse_daemon_mode, print_daemon_mode},
+    setting_spec{"ALOE_DAEMON_SOCKET", "W126", "path", "(none): the user's, then the node's",
+                 "socket path",
+                 "The daemon's socket, for its clients and for aloed itself; unset: "
+                 "$XDG_RUNTIME_DIR/aloe/aloed.sock (else /tmp/aloe-<uid>/aloed.sock), then /run/aloe/aloed.sock.",
+                 setting_source::aloe_environment, parse_text<&config::daemon_socket>, print_text<&config::daemon_socket>},
 };
 
 thread_local bool loading_on_this_thread = false;

@@ -19,6 +19,11 @@ namespace aloe::runtime {
 /// How a waiting thread passes time (OMP_WAIT_POLICY's three choices).
 enum class wait_policy_kind { active, passive, hybrid };
 
+/// Whether this process joins the node daemon aloed (src/coord/, docs/daemon.md): `off`
+/// never; `auto` when one serves this user or the node (silent when none does); `on`
+/// expects one and says once when there is none.
+enum class daemon_mode { off, automatic, on };
+
 /// Where workers are bound. `none` leaves placement to the OS.
 enum class proc_bind_kind { none, close, spread };
 
@@ -65,6 +70,8 @@ struct config {
     /// ALOE_OMP_REPORT_DIR: set by `aloe run`; every interposed process writes its own
     /// report into this private folder, and `aloe run` merges them.
     std::string omp_report_dir;
+    daemon_mode daemon = daemon_mode::automatic;  ///< ALOE_DAEMON
+    std::string daemon_socket;     ///< ALOE_DAEMON_SOCKET: the daemon's socket (empty: the usual places)
     std::string mpi_stats_file;    ///< ALOE_MPI_STATS: libaloe-mpi's per-rank call statistics (src/mpi/)
     bool mpi_calibration = true;   ///< ALOE_MPI_CALIBRATION: libaloe-mpi calibrates at MPI_Init
     /// ALOE_SITE_LIMIT: loop sites whose history and statistics are kept in full; colder

@@ -201,6 +201,7 @@ std::string_view to_string(report_category c) {
     case report_category::caps: return "caps";
     case report_category::omp: return "omp";
     case report_category::mpi: return "mpi";
+    case report_category::coord: return "coord";
     }
     return "?";
 }

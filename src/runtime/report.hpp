@@ -14,7 +14,7 @@
 namespace aloe::runtime {
 
 enum class report_level { info, warning, fatal };
-enum class report_category { runtime, topology, config, loop, caps, omp, mpi };
+enum class report_category { runtime, topology, config, loop, caps, omp, mpi, coord };
 
 /// One message: a stable ID (e.g. "W014"), what happened, and the fallback or hint.
 struct report_message {
@@ -58,7 +58,8 @@ inline constexpr category_set no_categories = 0;
 inline constexpr category_set all_categories = category_bit(report_category::runtime) |
     category_bit(report_category::topology) | category_bit(report_category::config) |
     category_bit(report_category::loop) | category_bit(report_category::caps) |
-    category_bit(report_category::omp) | category_bit(report_category::mpi);
+    category_bit(report_category::omp) | category_bit(report_category::mpi) |
+    category_bit(report_category::coord);
 
 /// Sets the categories whose info lines print. config.cpp calls it with ALOE_VERBOSE once
 /// the configuration is loaded; info lines reported before that are held back and then
@@ -69,14 +70,16 @@ void set_report_verbosity(category_set shown);
 /// thread is loading it, in which case the answer is false and report() holds lines back).
 bool info_enabled(report_category c);
 
-/// The category named `name` ("runtime", "topology", "config", "loop", "caps", "omp", "mpi"); nullopt
+/// The category named `name` ("runtime", "topology", "config", "loop", "caps", "omp", "mpi",
+/// "coord"); nullopt
 /// when there is none. Exact, lower-case match.
 std::optional<report_category> parse_report_category(std::string_view name);
 
 /// Every category, in declaration order (for help texts and validation).
 inline constexpr report_category all_report_categories[] = {
     report_category::runtime, report_category::topology, report_category::config,
-    report_category::loop, report_category::caps, report_category::omp, report_category::mpi};
+    report_category::loop, report_category::caps, report_category::omp, report_category::mpi,
+    report_category::coord};
 
 std::string_view to_string(report_level l);
 std::string_view to_string(report_category c);

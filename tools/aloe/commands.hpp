@@ -35,6 +35,14 @@ int run_command(arguments args);
 /// times on the adaptive schedule, each run starting from what the ones before it kept.
 int tune_command(arguments args);
 
+/// `aloe daemon start|stop|status|policy|steer`: the node daemon aloed (docs/daemon.md).
+int daemon_command(arguments args);
+/// `aloe run --daemon`: a daemon for this user unless one answers already (quiet but for
+/// failures, which go to stderr); exit_ok when one serves.
+int start_daemon_for_run();
+/// `aloe top [--json] [--once] [--socket PATH]`: aloed's clients, refreshed once a second.
+int top_command(arguments args);
+
 /// `aloe bench ...`, `aloe report DIR`, `aloe compare A B`: the benchmark harness (Python,
 /// bench/harness).
 int bench_command(arguments args);

@@ -4,6 +4,7 @@
 // would size and place it, but no thread is started. Text goes to stdout; warnings (bad
 // settings, missing hwloc) go to stderr, so `--json` output stays parseable.
 #include "commands.hpp"
+#include "daemon_status.hpp"
 
 #include "runtime/config.hpp"
 #include "runtime/cpu_list.hpp"
@@ -56,6 +57,23 @@ info_report gather() {
     r.caps.push_back({"libaloe-mpi", false, "not built (no MPI for C when aloe was configured)",
                       "no MPI call measurement; scripts/install-deps.sh installs OpenMPI"});
 #endif
+    // The node daemon: whether one answers where this user's programs would look.
+    if (cfg.daemon == rt::daemon_mode::off) {
+        r.caps.push_back({"node daemon", false, "ALOE_DAEMON=off", "programs run with their own thread count"});
+    } else {
+        std::string problem;
+        if (const auto d = query_daemon(cfg.daemon_socket, problem)) {
+            r.caps.push_back({"node daemon", true,
+                              "aloed at " + d->socket + " (pid " + std::to_string(d->daemon_pid) + "): " +
+                                  std::to_string(d->node.cores) + " cores, policy " +
+                                  std::string(coord::policy_name(d->node.policy)) + ", " +
+                                  std::to_string(d->node.clients) + " clients; efficiency from serial samples " +
+                                  "(region time, loop progress), no instruction counts",
+                              ""});
+        } else {
+            r.caps.push_back({"node daemon", false, problem, "programs run with their own thread count (docs/daemon.md)"});
+        }
+    }
     r.team_size = rt::resolved_num_threads(cfg, topo.default_threads());
     r.team_size_source = rt::describe_num_threads_source(cfg, topo);
     r.oversubscribed = r.team_size > topo.cores();

@@ -28,6 +28,8 @@ constexpr subcommand subcommands[] = {
     {"info", "show version, topology, the team aloe would start, capabilities and settings",
      info_command},
     {"run", "run an unmodified OpenMP program (GCC) with aloe scheduling its loops", run_command},
+    {"daemon", "start, stop or ask the node daemon that shares cores between programs", daemon_command},
+    {"top", "the node daemon's programs, their threads and efficiency, live", top_command},
     {"tune", "run a program a few times on the adaptive schedule, keeping its tuning in a file", tune_command},
     {"noise", "measure this machine's own noise (fixed-work and fixed-time quanta)", noise_command},
     {"sim", "predict what schedules do on 1 to 100,000 nodes, from a machine profile", sim_command},

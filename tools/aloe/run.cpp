@@ -77,6 +77,9 @@ options (each also as --option=value):
                      adaptive and slack=on loops (docs/mpi.md),
                      e.g. mpirun -np 4 aloe run --mpi -- ./app
   --mpi-stats FILE   with --mpi: write each rank's MPI calls as JSON (ALOE_MPI_STATS)
+  --daemon           share the node's cores with other programs through aloed: start this
+                     user's daemon unless one serves, and expect it (ALOE_DAEMON=on; without
+                     this option the program joins a running daemon anyway; docs/daemon.md)
 
 Defaults come from ALOE_OMP_SCHEDULE (else ALOE_SCHEDULE), ALOE_OMP_RULES, ALOE_OMP_STATS,
 ALOE_TRACE, ALOE_OMP_SUMMARY, ALOE_TUNING and ALOE_MPI_STATS. File names may hold %p (process id), %r (MPI rank), %h
@@ -90,6 +93,7 @@ death by a signal gives 128 + the signal; an output that cannot be written turns
 struct run_options {
     std::optional<std::string> schedule, threads, rules, stats, trace, summary, tuning, library, mpi_stats;
     bool mpi = false;
+    bool daemon = false;
     std::vector<std::string> program;
 };
 
@@ -165,10 +169,11 @@ int parse(arguments args, run_options& o, bool& help) {
         if (!a.starts_with("--")) break;
         const std::size_t eq = a.find('=');
         const std::string_view name = a.substr(0, eq);
-        if (name == "--mpi") {  // the one flag without a value
-            if (eq != std::string_view::npos) return usage_error("run: --mpi takes no value", "run");
-            if (o.mpi) return usage_error("run: --mpi is given twice", "run");
-            o.mpi = true;
+        if (name == "--mpi" || name == "--daemon") {  // the flags without a value
+            bool& flag = name == "--mpi" ? o.mpi : o.daemon;
+            if (eq != std::string_view::npos) return usage_error("run: " + std::string(name) + " takes no value", "run");
+            if (flag) return usage_error("run: " + std::string(name) + " is given twice", "run");
+            flag = true;
             continue;
         }
         const option_slot* slot = nullptr;
@@ -481,6 +486,7 @@ std::vector<std::string> child_environment(const run_options& o, const run_plan&
     const std::string mpi = plan.mpi_library.empty() ? "" : ":" + plan.mpi_library;
     set(env, "LD_PRELOAD", plan.library + mpi + (preload && !preload->empty() ? ":" + *preload : ""));
     if (!plan.mpi_stats.empty()) set(env, "ALOE_MPI_STATS", plan.mpi_stats);
+    if (o.daemon) set(env, "ALOE_DAEMON", "on");
     set(env, "ALOE_OMP_SCHEDULE", plan.request.schedule_text);
     // aloe's own loops (a program that also links libaloe) read ALOE_SCHEDULE: give them the
     // schedule when it is one, never `program` or `forward`, which mean nothing to them.
@@ -769,6 +775,9 @@ int run_command(arguments args) {
     const environment env = current_environment();
     run_plan plan;
     if (const int rc = plan_run(o, env, plan); rc != exit_ok) return rc;
+    // A daemon that cannot start leaves the program alone, not unrun (it says why, and the
+    // program's client says once that it runs with its own count).
+    if (o.daemon && start_daemon_for_run() != exit_ok) std::cerr << "aloe: run: --daemon: running without the node daemon\n";
 
     std::error_code ec;
     const fs::path temp = fs::temp_directory_path(ec);

@@ -65,7 +65,7 @@ const std::vector<std::string> all_variables = {
     "ALOE_OMP_STATS",   "ALOE_OMP_SUMMARY", "ALOE_TRACE",  "ALOE_OMP_SCHEDULE", "ALOE_OMP_REPORT_DIR",
     "ALOE_SITE_LIMIT", "ALOE_TUNING", "ALOE_MPI_STATS", "ALOE_MPI_CALIBRATION", "ALOE_PRINT_COUNTER",
     "ALOE_PRINT_COUNTER_INTERVAL", "ALOE_PRINT_COUNTER_RESET", "ALOE_PRINT_COUNTER_FORMAT",
-    "ALOE_PRINT_COUNTER_DESTINATION"};
+    "ALOE_PRINT_COUNTER_DESTINATION", "ALOE_DAEMON", "ALOE_DAEMON_SOCKET"};
 
 TEST(RuntimeConfig, InterposerFilesAreReadAsGiven) {
     const std::map<std::string, std::string> vars = {{"ALOE_OMP_RULES", "site.rules"},
@@ -235,6 +235,20 @@ TEST(RuntimeConfig, WaitPolicyKeywordsAreCaseInsensitive) {
     for (const char* bad : {"sometimes", "activ", "active2"}) {
         const config cfg = expect_one_warning("ALOE_WAIT_POLICY", bad, "W104", "hybrid");
         EXPECT_EQ(cfg.wait_policy, wait_policy_kind::hybrid);
+    }
+}
+
+TEST(RuntimeConfig, DaemonModeKeywordsAndSocket) {
+    report_capture capture;
+    EXPECT_EQ(load({}).daemon, daemon_mode::automatic);
+    EXPECT_EQ(load({{"ALOE_DAEMON", "off"}}).daemon, daemon_mode::off);
+    EXPECT_EQ(load({{"ALOE_DAEMON", "ON"}}).daemon, daemon_mode::on);
+    EXPECT_EQ(load({{"ALOE_DAEMON", "Auto"}}).daemon, daemon_mode::automatic);
+    EXPECT_EQ(load({{"ALOE_DAEMON_SOCKET", "/x/aloed.sock"}}).daemon_socket, "/x/aloed.sock");
+    EXPECT_TRUE(capture.lines().empty());
+    for (const char* bad : {"yes", "0", "automatic"}) {
+        const config cfg = expect_one_warning("ALOE_DAEMON", bad, "W125", "auto");
+        EXPECT_EQ(cfg.daemon, daemon_mode::automatic);
     }
 }
 

@@ -26,10 +26,10 @@ using aloe::testing::is_source;
 using aloe::testing::read_file;
 using aloe::testing::strip_comments;
 
-// The layers under src/, lowest first. New layers (task/, power/, coord/) join here. omp/
+// The layers under src/, lowest first. New layers (power/) join here. omp/
 // and mpi/ are siblings; this order lets mpi/ include omp/, which the per-layer include
 // views (CMakeLists.txt) forbid at compile time.
-constexpr std::array<std::string_view, 6> layers = {"runtime", "loop", "task", "adapt", "omp", "mpi"};
+constexpr std::array<std::string_view, 7> layers = {"runtime", "loop", "task", "adapt", "coord", "omp", "mpi"};
 constexpr std::size_t tools_rank = layers.size();  // tools/ stands above every layer
 
 // The C++20 and C standard library headers a public header may include.

@@ -1,0 +1,107 @@
+#include "coord/client_table.hpp"
+
+#include "coord/speedup_model.hpp"
+
+#include <algorithm>
+
+namespace aloe::coord {
+namespace {
+
+// Reports covering less parallel time than this say more about the timer than the program.
+constexpr double least_parallel_seconds = 1e-3;
+
+}  // namespace
+
+client_table::client_table(unsigned cores, policy_id policy, unsigned chunk)
+    : cores_(std::max(cores, 1u)), available_(std::max(cores, 1u)), chunk_(std::max(chunk, 1u)), policy_(policy) {}
+
+client_record& client_table::add(int connection, pid_t pid, uid_t uid, const hello_message& hello,
+                                 std::string name, double now) {
+    remove(connection);
+    client_record c;
+    c.connection = connection;
+    c.pid = pid;
+    c.uid = uid;
+    c.name = std::move(name);
+    c.job = std::string(text_of(hello.job));
+    c.flags = hello.flags;
+    c.own_threads = std::max(hello.own_threads, 1u);
+    c.joined = now;
+    c.last_heard = now;
+    clients_.push_back(std::move(c));
+    return clients_.back();
+}
+
+bool client_table::report(int connection, const report_message& r, double now) {
+    client_record* c = find(connection);
+    if (c == nullptr) return false;
+    c->last_heard = now;
+    c->flags = r.flags;
+    c->measure = r.measure;
+    ++c->reports;
+    if (r.measure == efficiency_measure::none || r.parallel_seconds < least_parallel_seconds) return true;
+    const double recent = blended_efficiency(r.efficiency, r.parallel_seconds, r.serial_seconds, r.threads);
+    // The first report is taken as it is: SCAF's prior of 0.5 takes about 3 RC (12 s) to
+    // wash out, longer than many programs run; later ones are smoothed.
+    if (c->slope <= 0) c->efficiency.restart(recent);
+    else c->efficiency.update(recent, r.parallel_seconds + r.serial_seconds);
+    c->slope = log_speedup_slope(c->efficiency.value(), r.threads, c->slope);
+    return true;
+}
+
+bool client_table::remove(int connection) {
+    const auto it = std::find_if(clients_.begin(), clients_.end(),
+                                 [&](const client_record& c) { return c.connection == connection; });
+    if (it == clients_.end()) return false;
+    clients_.erase(it);
+    return true;
+}
+
+client_record* client_table::find(int connection) {
+    for (auto& c : clients_)
+        if (c.connection == connection) return &c;
+    return nullptr;
+}
+
+client_record* client_table::find_pid(pid_t pid) {
+    for (auto& c : clients_)
+        if (c.pid == pid) return &c;
+    return nullptr;
+}
+
+std::vector<allocation_update> client_table::rebalance(bool everyone) {
+    std::vector<client_view> views;
+    views.reserve(clients_.size());
+    for (const auto& c : clients_) {
+        // A non-malleable client keeps its own thread count; it is confined to its share
+        // of CPUs by affinity, so its share still comes from the policy, capped the same.
+        unsigned limit = c.own_threads;
+        if (c.cap > 0) limit = std::min(limit, c.cap);
+        views.push_back({c.slope, limit});
+    }
+    const allocation_result result = allocate(policy_, views, available_, chunk_);
+    oversubscribed_ = result.oversubscribed;
+    std::vector<allocation_update> changed;
+    for (std::size_t i = 0; i < clients_.size(); ++i) {
+        client_record& c = clients_[i];
+        c.allocated = std::max(result.threads[i], 1u);
+        if (!everyone && c.allocated == c.sent) continue;
+        c.sent = c.allocated;
+        changed.push_back({c.connection, allocation_for(c)});
+    }
+    return changed;
+}
+
+allocation_message client_table::allocation_for(const client_record& c) const {
+    allocation_message m;
+    m.threads = std::max(c.allocated, 1u);
+    m.clients = static_cast<std::uint32_t>(clients_.size());
+    m.available = available_;
+    m.policy = policy_;
+    m.flags = 0;
+    if (clients_.size() == 1) m.flags |= allocation_alone;
+    if (oversubscribed_) m.flags |= allocation_oversubscribed;
+    return m;
+}
+
+}  // namespace aloe::coord

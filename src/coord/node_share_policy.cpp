@@ -1,0 +1,145 @@
+// The `node-share` policy kinds: the node daemon's allocation, applied to every loop aloe
+// runs and every OpenMP region under `aloe run` (policy_chain.hpp). A link caps the plan's
+// thread count at the process's allocation (daemon_client.hpp); it never raises it above
+// what the program would use alone. It also measures the site's efficiency (serial samples
+// and run times, efficiency_meter.hpp) and sends the process's report when one is due.
+//
+// Two kinds, one per scope, so that each costs only where it acts:
+// - loops (aloe's own): a kind every loop site consults makes each loop take its site's
+//   chain (a lock and a plan, well under a microsecond) and stops the interposer batching
+//   its taken loops' statistics. So it is registered when the library loads only if a
+//   daemon's socket is there (or ALOE_DAEMON=on), and in ALOE_DAEMON=auto it leaves again
+//   as soon as the first look finds no daemon answering. An aloe-native program started
+//   before its daemon therefore does not join it (docs/daemon.md).
+// - regions (the interposer, keep_node_share_policy()): always registered unless
+//   ALOE_DAEMON=off, and kept while no daemon answers: a region costs far more than a plan,
+//   and a program under `aloe run` joins a daemon started after it within a second. In
+//   such a process the loop kind is dropped: its OpenMP loops run on their region's team,
+//   whose size the region kind already set.
+#include "coord/daemon_client.hpp"
+#include "coord/efficiency_meter.hpp"
+#include "coord/node_share_policy.hpp"
+#include "loop/policy_chain.hpp"
+#include "runtime/clock.hpp"
+#include "runtime/config.hpp"
+#include "coord/daemon_address.hpp"
+
+#include <atomic>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace aloe::coord {
+namespace {
+
+constinit std::atomic<bool> keep{false};  // set by the interposer
+
+bool applies(const loop::policy_site&) noexcept { return true; }
+
+class node_share_link final : public loop::site_policy {
+public:
+    explicit node_share_link(loop::policy_scope scope) : scope_(scope) {}
+    std::string_view name() const noexcept override { return "node-share"; }
+    bool serves(const schedule*) const noexcept override { return true; }
+
+    void plan(std::uint64_t, loop::loop_plan& p) override;
+    void observe(const loop::loop_outcome& outcome) override;
+    policy_status status() const override {
+        policy_status s;
+        s.name = "node-share";
+        s.state = acting_ ? policy_state::acting : policy_state::idle;
+        s.choice = acting_ ? "threads=" + std::to_string(last_) + (sampling_ ? " (serial sample)" : "") : "";
+        s.threads = last_;
+        return s;
+    }
+
+private:
+    daemon_client& client() const {
+        return daemon_client::process(scope_ == loop::policy_scope::region ? client_interposed : client_native);
+    }
+
+    loop::policy_scope scope_;
+    bool acting_ = false;
+    bool sampling_ = false;
+    int last_ = 0;
+    site_efficiency efficiency_;
+};
+
+std::unique_ptr<loop::site_policy> make(const loop::policy_site& site) {
+    return std::make_unique<node_share_link>(site.scope);
+}
+
+constexpr loop::policy_kind loop_kind{"node-share", &applies, &make, nullptr, /*adaptive_only=*/false,
+                                      /*slack_sites=*/false, /*scopes=*/1};
+constexpr loop::policy_kind region_kind{"node-share", &applies, &make, nullptr, /*adaptive_only=*/false,
+                                        /*slack_sites=*/false, /*scopes=*/2};
+
+bool switched_off() {
+    const auto mode = runtime::process_environment()("ALOE_DAEMON");
+    return mode && (*mode == "off" || *mode == "OFF" || *mode == "Off");
+}
+
+void node_share_link::plan(std::uint64_t, loop::loop_plan& p) {
+    daemon_client& c = client();
+    const unsigned own = static_cast<unsigned>(std::max(p.threads, 1));
+    const unsigned allowed = c.threads(own);
+    acting_ = c.allocated();
+    if (allowed < own) p.threads = static_cast<int>(std::max(allowed, 1u));
+    // A serial sample only while another program shares the node (alone, efficiency
+    // decides nothing), and never under a link that is measuring its own choice.
+    const double now = monotonic_seconds();
+    sampling_ = acting_ && c.clients() >= 2 && p.threads > 1 && !p.measuring && efficiency_.wants_sample(now) &&
+                process_meter().may_sample(now);
+    if (sampling_) p.threads = 1;
+    last_ = p.threads;
+    if (!c.allocated() && !c.connected() && !keep.load(std::memory_order_relaxed) &&
+        runtime::current_config().daemon == runtime::daemon_mode::automatic)
+        loop::unregister_policy_kind(&loop_kind);  // no daemon at the first look: stop paying for it
+}
+
+void node_share_link::observe(const loop::loop_outcome& outcome) {
+    daemon_client& c = client();
+    if (!c.connected() || outcome.join <= outcome.fork) return;
+    const double seconds = static_cast<double>(runtime::ticks_to_ns(outcome.join - outcome.fork)) * 1e-9;
+    // Loops: work per iteration (a site's runs may differ in length); regions: per run.
+    const bool loop = scope_ == loop::policy_scope::loop;
+    const double units = loop ? static_cast<double>(std::max<std::uint64_t>(outcome.iterations, 1)) : 1.0;
+    const unsigned threads = loop && !outcome.records.empty() ? static_cast<unsigned>(outcome.records.size())
+                                                               : static_cast<unsigned>(std::max(last_, 1));
+    const double now = monotonic_seconds();
+    if (sampling_) process_meter().sampled(seconds);
+    process_meter().add(efficiency_.observe(threads, units, seconds, now), seconds, threads, now);
+    if (auto r = process_meter().take(now, loop ? efficiency_measure::loop_progress : efficiency_measure::region_time))
+        c.report(*r);
+}
+
+// At load, from the environment alone: the rest of the configuration is read at first use
+// (a program may still set its variables before its first loop).
+struct install_at_load {
+    install_at_load() {
+        if (switched_off() || keep.load(std::memory_order_relaxed)) return;  // the interposer came first
+        const auto env = runtime::process_environment();
+        bool present = false;
+        if (const auto mode = env("ALOE_DAEMON"); mode && (*mode == "on" || *mode == "ON" || *mode == "On")) present = true;
+        for (const auto& a : client_addresses(env, ::geteuid())) {
+            struct stat st {};
+            present = present || (::stat(a.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode));
+        }
+        if (present) loop::register_policy_kind(&loop_kind);
+    }
+} const installer;
+
+}  // namespace
+
+void keep_node_share_policy() noexcept {
+    keep.store(true, std::memory_order_relaxed);
+    loop::unregister_policy_kind(&loop_kind);
+    if (!switched_off()) loop::register_policy_kind(&region_kind);
+}
+
+}  // namespace aloe::coord
+
+extern "C" {
+ALOE_API extern const int aloe_coord_linked;
+const int aloe_coord_linked = 1;
+}
