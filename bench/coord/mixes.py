@@ -552,7 +552,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--aloe", default=str(DEFAULT_ALOE), help="the aloe command")
     p.add_argument("--machine-label", default="", help="a name for the machine in result.md")
     a = p.parse_args(argv)
-    a.command = shlex.join([sys.executable, str(Path(__file__)), *argv])
+    # No path of this machine in a result: the script as the repository names it.
+    a.command = shlex.join(["python", "bench/coord/mixes.py", *argv])
     a.reps = parse_number(a.reps, "--reps", integer=True, minimum=1)
     a.timeout = parse_number(a.timeout, "--timeout", minimum=0.0, strict=True)
     a.configs = [c.strip() for c in a.configs.split(",") if c.strip()]

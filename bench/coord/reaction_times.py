@@ -169,7 +169,7 @@ def main():
         w.writeheader()
         w.writerows(rows)
     lines = ["# aloed reaction times", "",
-             f"Command: `{' '.join(sys.argv)}`  ", f"Machine: {a.machine_label or os.uname().nodename}, "
+             f"Command: `python {' '.join(sys.argv)}`  ", f"Machine: {a.machine_label or os.uname().nodename}, "
              f"{len(os.sched_getaffinity(0))} CPUs, Linux {os.uname().release}", "",
              "| reaction | n | failed | median ms | p90 ms | max ms | target |", "|---|---:|---:|---:|---:|---:|---|"]
     for name in ("join", "reclaim", "fallback"):

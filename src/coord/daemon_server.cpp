@@ -4,6 +4,7 @@
 #include "coord/background_load.hpp"
 #include "coord/daemon_address.hpp"
 #include "coord/daemon_connection.hpp"
+#include "coord/token_bucket.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -69,6 +70,7 @@ error_message error_of(error_code code, std::string_view text) {
 
 constexpr int most_bad_records = 16;
 constexpr std::size_t most_queued = 4096;
+constexpr double most_messages_per_second = 2000;
 
 }  // namespace
 
@@ -104,6 +106,9 @@ struct daemon_server::state {
         // never has more than one; a peer that lets `most_queued` pile up is dropped.
         std::deque<queued> outbox;
         bool overflowed = false;
+        // A client sends a hello and at most 5 reports a second; a peer far beyond that is
+        // flooding the one thread that serves everyone: its excess counts as bad records.
+        token_bucket budget{most_messages_per_second, most_messages_per_second};
     };
     std::vector<connection> connections;
 
@@ -476,6 +481,17 @@ int daemon_server::run() {
                         changed = changed || c.client;
                         say("closing the connection of pid " + std::to_string(c.peer.pid) + ": " + std::to_string(most_bad_records) + " bad records");
                         drop(static_cast<std::size_t>(i), "too many bad records");
+                        break;
+                    }
+                    continue;
+                }
+                if (!c.budget.take(t)) {
+                    state::deliver(c, error_of(error_code::busy, "more than " + std::to_string(static_cast<int>(most_messages_per_second)) +
+                                                                     " messages a second from one connection"));
+                    if (++c.bad_records >= most_bad_records) {
+                        changed = changed || c.client;
+                        say("closing the connection of pid " + std::to_string(c.peer.pid) + ": it floods the daemon");
+                        drop(static_cast<std::size_t>(i), "it flooded the daemon");
                         break;
                     }
                     continue;

@@ -101,15 +101,17 @@ void node_share_link::observe(const loop::loop_outcome& outcome) {
     daemon_client& c = client();
     if (!c.connected() || outcome.join <= outcome.fork) return;
     const double seconds = static_cast<double>(runtime::ticks_to_ns(outcome.join - outcome.fork)) * 1e-9;
-    // Loops: work per iteration (a site's runs may differ in length); regions: per run.
+    // Work per iteration where it is counted (a site's runs may differ in length: a loop's
+    // count, a region's worksharing loops, e.g. a multigrid level), else per run.
     const bool loop = scope_ == loop::policy_scope::loop;
-    const double units = loop ? static_cast<double>(std::max<std::uint64_t>(outcome.iterations, 1)) : 1.0;
+    const bool counted = outcome.iterations > 0;
+    const double units = counted ? static_cast<double>(outcome.iterations) : 1.0;
     const unsigned threads = loop && !outcome.records.empty() ? static_cast<unsigned>(outcome.records.size())
                                                                : static_cast<unsigned>(std::max(last_, 1));
     const double now = monotonic_seconds();
     if (sampling_) process_meter().sampled(seconds);
     process_meter().add(efficiency_.observe(threads, units, seconds, now), seconds, threads, now);
-    if (auto r = process_meter().take(now, loop ? efficiency_measure::loop_progress : efficiency_measure::region_time))
+    if (auto r = process_meter().take(now, counted ? efficiency_measure::loop_progress : efficiency_measure::region_time))
         c.report(*r);
 }
 

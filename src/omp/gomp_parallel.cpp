@@ -37,6 +37,7 @@ bool preset_loop(team_region& r, omp_site& loop_site, const loop_request& req, c
     if (d.forward_reason == nullptr) {
         r.preset_loop = true;
         fill_slot(r.slots[0], loop_site, map, d);
+        r.loop_iterations.fetch_add(map.count, std::memory_order_relaxed);
         r.slots[0].holds.store(1, std::memory_order_release);
         return true;
     }

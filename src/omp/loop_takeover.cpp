@@ -329,7 +329,10 @@ void fill_slot(loop_slot& s, omp_site& site, const iteration_map& map, const loo
 taken_start start_taken(omp_site& site, const iteration_map& map, const loop_decision& d, std::uint64_t& first,
                         std::uint64_t& last) {
     thread_view& v = view();
-    loop_slot* s = join_loop(v, [&](loop_slot& slot) { fill_slot(slot, site, map, d); });
+    loop_slot* s = join_loop(v, [&](loop_slot& slot) {
+        fill_slot(slot, site, map, d);
+        v.region->loop_iterations.fetch_add(map.count, std::memory_order_relaxed);
+    });
     if (s == nullptr) return taken_start::forward;
     enter_taken(v, *s);
     return next_taken(v, &first, &last) ? taken_start::chunk : taken_start::no_chunk;
@@ -384,6 +387,7 @@ void begin_forwarded(omp_site& site, const char* reason, std::uint64_t iteration
     if (v.forwarded_thread == 0) {
         site.forwarded.add(1);
         site.forwarded_iterations.add(iterations);
+        if (v.region != nullptr) v.region->loop_iterations.fetch_add(iterations, std::memory_order_relaxed);
     }
     v.forwarded = &site;
     v.forwarded_t0 = runtime::now_ticks();

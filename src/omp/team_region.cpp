@@ -199,6 +199,7 @@ team_region& acquire_region(omp_site& site, region_body body, void* data) {
     r->data = data;
     r->preset_loop = false;
     r->chain_planned = false;
+    r->loop_iterations.store(0, std::memory_order_relaxed);
     r->threads.store(0, std::memory_order_relaxed);
     r->forward_from = team_region::no_forwarding;
     for (loop_slot& s : r->slots) {
@@ -336,6 +337,7 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
         loop::loop_outcome outcome;
         outcome.fork = t0;
         outcome.join = t1;
+        outcome.iterations = r.loop_iterations.load(std::memory_order_relaxed);
         std::lock_guard lock(s.chain_mutex);
         s.region_chain.observe(outcome);
     }

@@ -125,6 +125,11 @@ struct team_region {
     void* data = nullptr;
     bool preset_loop = false;  ///< combined parallel loop: slot 0 holds it before the team starts
     bool chain_planned = false;  ///< region_threads() asked the site's policy chain
+    /// Iterations of the worksharing loops this execution ran (taken and forwarded, counted
+    /// once per loop): the region's work, by which the node daemon's efficiency meter
+    /// compares its runs (a region site called on grids of different sizes does different
+    /// work each time).
+    std::atomic<std::uint64_t> loop_iterations{0};
     std::atomic<int> threads{0};
     /// Fills slots; guards `overflow` and `forward_from`; sizes `busy`. A spin lock: the first
     /// thread of a team to reach a loop takes it for a few dozen instructions.

@@ -168,8 +168,10 @@ int start(arguments args, std::ostream& out) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (std::chrono::steady_clock::now() < deadline) {
         if (const coord::dial_result d = coord::dial_daemon(path); d.fd >= 0) {
+            // The pid of the daemon that answers: with two starts at once, the other one's.
+            const auto peer = coord::peer_of(d.fd);
             ::close(d.fd);
-            out << "aloed started (pid " << daemon << "), serving " << runtime::printable(path) << "; log "
+            out << "aloed started (pid " << (peer ? peer->pid : daemon) << "), serving " << runtime::printable(path) << "; log "
                       << runtime::printable(coord::daemon_log_path(path)) << '\n';
             return exit_ok;
         }

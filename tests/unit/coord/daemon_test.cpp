@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <filesystem>
@@ -275,6 +276,33 @@ TEST_F(CoordServer, AFloodOfBadRecordsClosesThatConnectionOnly) {
     EXPECT_LE(errors, 16);
     EXPECT_EQ(status(good).size(), 1u);
     ::close(bad);
+    ::close(good);
+}
+
+// Valid records, far too many: the one thread that serves every client must not be held by
+// one peer. Past 2,000 a second they count as bad records, and the connection is closed.
+TEST_F(CoordServer, AFloodOfValidRecordsClosesThatConnection) {
+    start(2);
+    const int fd = connect();
+    record r{};
+    const std::size_t n = encode(goodbye_message{}, 0, r);  // a no-op without a hello: no answer
+    int sent = 0;
+    while (sent < 200'000) {
+        pollfd p{fd, POLLOUT, 0};
+        if (::poll(&p, 1, 10'000) <= 0 || (p.revents & (POLLERR | POLLHUP))) break;
+        if (::send(fd, r.data(), n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+            if (errno == EAGAIN) continue;
+            break;
+        }
+        ++sent;
+    }
+    EXPECT_LT(sent, 200'000) << "the daemon never closed a flooding connection";
+    EXPECT_GE(sent, 2000) << "closed before its budget was spent";
+    ::close(fd);
+    // Others are still served.
+    const int good = connect();
+    ASSERT_TRUE(send_message(good, hello(::getpid(), 2)));
+    EXPECT_EQ(next_allocation(good).threads, 2u);
     ::close(good);
 }
 

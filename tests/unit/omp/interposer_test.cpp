@@ -108,6 +108,43 @@ TEST(Interposer, RegionThreadCountsComeFromThePolicyChain) {
     EXPECT_EQ(again, 3) << "without the kind: --threads";
 }
 
+// After a region the chain observes it, with the iterations of the worksharing loops it ran
+// (the node daemon's efficiency meter compares runs per iteration: a region site called on
+// grids of different sizes does different work each time).
+struct region_watch final : loop::site_policy {
+    static inline std::vector<std::uint64_t> seen;
+    std::string_view name() const noexcept override { return "region-watch"; }
+    bool serves(const schedule*) const noexcept override { return true; }
+    void plan(std::uint64_t, loop::loop_plan&) override {}
+    void observe(const loop::loop_outcome& o) override {
+        if (o.join > o.fork) seen.push_back(o.iterations);
+    }
+    policy_status status() const override { return {"region-watch", policy_state::idle, "", 0, {}}; }
+};
+
+TEST(Interposer, TheRegionChainObservesEachRegionWithItsLoopIterations) {
+    static const loop::policy_kind kind{
+        "region-watch", [](const loop::policy_site& s) noexcept { return s.scope == loop::policy_scope::region; },
+        [](const loop::policy_site&) -> std::unique_ptr<loop::site_policy> { return std::make_unique<region_watch>(); },
+        nullptr, false, false, /*scopes=*/2};
+    region_watch::seen.clear();
+    ASSERT_TRUE(loop::register_policy_kind(&kind));
+    std::atomic<long> sum{0};
+    for (const int n : {1000, 250}) {
+#pragma omp parallel
+        {
+#pragma omp for schedule(runtime)
+            for (int i = 0; i < n; ++i) sum.fetch_add(i, std::memory_order_relaxed);
+#pragma omp for schedule(dynamic, 7)
+            for (int i = 0; i < 2 * n; ++i) sum.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+#pragma omp parallel
+    sum.fetch_add(1, std::memory_order_relaxed);  // a region without loops: 0 iterations
+    loop::unregister_policy_kind(&kind);
+    EXPECT_EQ(region_watch::seen, (std::vector<std::uint64_t>{3000, 750, 0}));
+}
+
 // The interposer's region and loop counts are counters of the one registry: instances named
 // after the site, readable by wildcard through aloe's public API.
 TEST(Interposer, SiteCountsAreRegistryCounters) {
