@@ -11,11 +11,13 @@
 //   daemon's socket is there (or ALOE_DAEMON=on), and in ALOE_DAEMON=auto it leaves again
 //   as soon as the first look finds no daemon answering. An aloe-native program started
 //   before its daemon therefore does not join it (docs/daemon.md).
-// - regions (the interposer, keep_node_share_policy()): always registered unless
-//   ALOE_DAEMON=off, and kept while no daemon answers: a region costs far more than a plan,
-//   and a program under `aloe run` joins a daemon started after it within a second. In
-//   such a process the loop kind is dropped: its OpenMP loops run on their region's team,
-//   whose size the region kind already set.
+// - regions (the interposer): every region watches for a daemon with a clock read
+//   (watch_daemon_for_regions: a program under `aloe run` joins a daemon started after it
+//   within a second) and the region kind is in the chains only while one is joined: a
+//   chain plan and observe cost about 150 ns a region, a tenth of a small region's fork
+//   and join, and EPCC's PARALLEL overhead would show it. In such a process the loop kind
+//   is dropped: its OpenMP loops run on their region's team, whose size the region kind
+//   already set.
 #include "coord/daemon_client.hpp"
 #include "coord/efficiency_meter.hpp"
 #include "coord/node_share_policy.hpp"
@@ -32,7 +34,9 @@
 namespace aloe::coord {
 namespace {
 
-constinit std::atomic<bool> keep{false};  // set by the interposer
+constinit std::atomic<bool> keep{false};           // set by the interposer
+constinit std::atomic<bool> watching{false};       // regions watch for a daemon (the interposer, not off)
+constinit std::atomic<bool> region_listed{false};  // the region kind is in the chains
 
 bool applies(const loop::policy_site&) noexcept { return true; }
 
@@ -136,7 +140,18 @@ struct install_at_load {
 void keep_node_share_policy() noexcept {
     keep.store(true, std::memory_order_relaxed);
     loop::unregister_policy_kind(&loop_kind);
-    if (!switched_off()) loop::register_policy_kind(&region_kind);
+    watching.store(!switched_off(), std::memory_order_relaxed);
+}
+
+void watch_daemon_for_regions(unsigned own) noexcept {
+    if (!watching.load(std::memory_order_relaxed)) return;
+    daemon_client& c = daemon_client::process(client_interposed);
+    (void)c.threads(own);
+    const bool joined = c.connected();
+    bool listed = region_listed.load(std::memory_order_relaxed);
+    if (joined == listed || !region_listed.compare_exchange_strong(listed, joined, std::memory_order_relaxed)) return;
+    if (joined) loop::register_policy_kind(&region_kind);
+    else loop::unregister_policy_kind(&region_kind);
 }
 
 }  // namespace aloe::coord

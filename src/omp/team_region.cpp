@@ -354,8 +354,8 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
     s.imbalance.add(static_cast<std::uint64_t>(imbalance * 1e6 + 0.5));  // ratio unit: millionths
 }
 
-// Regions always ask the node daemon (coord/node_share_policy.hpp), even while none
-// answers, so that a program under `aloe run` joins a daemon started after it.
+// Regions watch for the node daemon (coord/node_share_policy.hpp), even while none answers,
+// so that a program under `aloe run` joins a daemon started after it.
 __attribute__((constructor)) void keep_node_share_for_regions() { coord::keep_node_share_policy(); }
 
 unsigned region_threads(team_region& r, unsigned requested) {
@@ -378,9 +378,11 @@ unsigned region_threads(team_region& r, unsigned requested) {
     }
     if (this_thread_view.region != nullptr) return 0;  // nested: libgomp's nesting rules
     const int proposed = settings().threads;
+    const int available = proposed > 0 ? proposed : real().get_max_threads();
+    // A clock read while no daemon is joined; joined, its kind is in the region chains.
+    coord::watch_daemon_for_regions(static_cast<unsigned>(std::max(available, 1)));
     if (!loop::chain_applies(loop::policy_scope::region, nullptr)) [[likely]]
         return static_cast<unsigned>(proposed);
-    const int available = proposed > 0 ? proposed : real().get_max_threads();
     std::lock_guard lock(site.chain_mutex);
     const loop::loop_plan plan = site.region_chain.plan({loop::policy_scope::region, nullptr, site.name, {}}, 0, available);
     r.chain_planned = true;
