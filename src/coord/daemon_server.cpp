@@ -5,6 +5,7 @@
 #include "coord/daemon_address.hpp"
 #include "coord/daemon_connection.hpp"
 #include "coord/token_bucket.hpp"
+#include "runtime/topology.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -16,7 +17,6 @@
 #include <fstream>
 #include <csignal>
 #include <poll.h>
-#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -38,12 +38,6 @@ double now_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-unsigned mask_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof set, &set) != 0) return static_cast<unsigned>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-    return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
-}
 
 // pidfd_open(2) (Linux 5.3): readable when the process exits. Without it the lookout's
 // kill(pid, 0) each second is the backstop, and the connection's hang-up the usual signal.
@@ -167,7 +161,9 @@ std::unique_ptr<daemon_server> daemon_server::open(const daemon_options& options
         problem = *p;
         return nullptr;
     }
-    const unsigned cores = options.cores > 0 ? options.cores : mask_cpus();
+    // Its own CPUs as runtime/topology sees them (affinity mask and cgroup cpuset).
+    const unsigned cores = options.cores > 0 ? options.cores
+                                             : static_cast<unsigned>(runtime::topology::machine().allowed_cpus().size());
     const auto online = static_cast<unsigned>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
     auto s = std::make_unique<state>(options, cores, online);
     s->cpus_by_core = daemon_cores(cores);
