@@ -65,7 +65,7 @@ knob* knob_for(std::string_view site, std::uint64_t count) {
     if (k.grain == nullptr || k.count != count) {
         const auto hi = static_cast<std::int64_t>(std::max<std::uint64_t>(1, count / static_cast<std::uint64_t>(threads)));
         const std::int64_t start = std::max<std::int64_t>(1, hi / 8);
-        k.grain = std::make_unique<knob>("tasks:" + std::string(site), knob_range::geometric(1, hi, 1.25), start,
+        k.grain = std::make_unique<knob>("tasks:" + std::string(site), aloe::knob_range::geometric(1, hi, 1.25), start,
                                          "objective=overall,search=golden");
         k.count = count;
     }

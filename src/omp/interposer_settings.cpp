@@ -11,7 +11,7 @@ namespace {
 using runtime::report_category;
 using runtime::report_level;
 
-interposer_settings load() {
+interposer_settings read_settings() {
     const runtime::config& cfg = runtime::current_config();
     interposer_settings s;
     const bool own_variable = !cfg.omp_schedule.empty();
@@ -46,7 +46,7 @@ interposer_settings load() {
 }  // namespace
 
 const interposer_settings& settings() {
-    static const interposer_settings s = load();
+    static const interposer_settings s = read_settings();
     return s;
 }
 

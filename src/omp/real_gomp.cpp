@@ -57,7 +57,7 @@ void bind(F& fn, const char* name) {
     fn = reinterpret_cast<F>(find(name));
 }
 
-real_gomp load() {
+real_gomp load_real_gomp() {
     real_gomp r;
     bind(r.parallel, "GOMP_parallel");
     bind(r.parallel_start, "GOMP_parallel_start");
@@ -109,7 +109,7 @@ std::atomic<bool> real_loaded{false};
 void load_real() {
     static std::once_flag once;
     std::call_once(once, [] {
-        real_table = load();
+        real_table = load_real_gomp();
         // Every caller reached here from a GOMP_* call, so libgomp must be loaded; without it,
         // say so instead of calling a null entry point.
         if (real_table.parallel == nullptr) missing_entry_point("GOMP_parallel (no libgomp.so.1 is loaded)");

@@ -36,7 +36,7 @@ struct region_pool {
 // exit, a program that ran no region has no pool to make).
 constinit std::atomic<region_pool*> pool_for_fork{nullptr};
 // What the forking thread locked (fork_lock.hpp): the pool may be made between the hooks.
-constinit thread_local std::mutex* locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local std::mutex* region_pool_locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
 
 region_pool& pool() {
     static region_pool* const p = [] {
@@ -78,10 +78,10 @@ iteration_map iteration_map::for_ull(bool up, ull start, ull end, ull incr) noex
 
 void lock_region_pool_for_fork() noexcept {
     region_pool* p = pool_for_fork.load(std::memory_order_acquire);
-    lock_for_fork(p != nullptr ? &p->mutex : nullptr, locked_for_fork);
+    lock_for_fork(p != nullptr ? &p->mutex : nullptr, region_pool_locked_for_fork);
 }
 
-void unlock_region_pool_after_fork() noexcept { unlock_after_fork(locked_for_fork); }
+void unlock_region_pool_after_fork() noexcept { unlock_after_fork(region_pool_locked_for_fork); }
 
 namespace {
 

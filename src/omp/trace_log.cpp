@@ -78,19 +78,19 @@ const char* kind_name(trace_kind k) {
 
 namespace {
 // What the forking thread locked (fork_lock.hpp): the registry may be made between the hooks.
-constinit thread_local std::mutex* locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local std::mutex* trace_locked_for_fork __attribute__((tls_model("initial-exec"))) = nullptr;
 }  // namespace
 
 void lock_trace_for_fork() noexcept {
     buffers* b = for_fork.load(std::memory_order_acquire);
-    lock_for_fork(b != nullptr ? &b->mutex : nullptr, locked_for_fork);
+    lock_for_fork(b != nullptr ? &b->mutex : nullptr, trace_locked_for_fork);
 }
 
-void unlock_trace_after_fork() noexcept { unlock_after_fork(locked_for_fork); }
+void unlock_trace_after_fork() noexcept { unlock_after_fork(trace_locked_for_fork); }
 
 void forget_trace_in_child() noexcept {
     // Only the buffers the forking thread locked: those are the ones no other thread can hold.
-    if (locked_for_fork == nullptr) return;
+    if (trace_locked_for_fork == nullptr) return;
     for (const auto& t : for_fork.load(std::memory_order_relaxed)->all) {
         t->events.clear();
         t->truncated = false;

@@ -328,12 +328,12 @@ void print_at_exit() {
     }
 }
 
-void lock_for_fork() noexcept { process_printer->mutex.lock(); }
-void unlock_in_parent() noexcept { process_printer->mutex.unlock(); }
+void lock_printer_for_fork() noexcept { process_printer->mutex.lock(); }
+void unlock_printer_in_parent() noexcept { process_printer->mutex.unlock(); }
 
 // Only the forking thread exists in the child: reset what is this process's own (no call
 // that allocates or locks: the handler may run in the child of a multithreaded process).
-void start_afresh_in_child() noexcept {
+void start_printer_afresh_in_child() noexcept {
     counter_printer::state& p = *process_printer;
     p.prints = 0;
     p.origin = clock_type::now();
@@ -350,7 +350,7 @@ struct arm_at_load {
         // in reverse order) and take the printer's lock before the registry's, as a print does.
         (void)counter_shape();
         process_printer = new counter_printer::state(std::move(settings));
-        pthread_atfork(&lock_for_fork, &unlock_in_parent, &start_afresh_in_child);
+        pthread_atfork(&lock_printer_for_fork, &unlock_printer_in_parent, &start_printer_afresh_in_child);
         std::atexit(&print_at_exit);
         process_printer->start();
     }

@@ -59,17 +59,17 @@ struct registry {
 
 // The registry as the fork hooks see it: they must not go through the_registry()'s guarded
 // static (a fork during its first use would wait on the guard for ever in the child).
-constinit std::atomic<registry*> for_fork{nullptr};
+constinit std::atomic<registry*> counters_for_fork{nullptr};
 
-void lock_for_fork() noexcept;
-void unlock_after_fork() noexcept;
-void reset_in_child() noexcept;
+void lock_counters_for_fork() noexcept;
+void unlock_counters_after_fork() noexcept;
+void reset_counters_in_child() noexcept;
 
 registry& the_registry() {
     static registry* const r = [] {
         auto* made = new registry;  // lives to exit: counters are read by atexit reports
-        for_fork.store(made, std::memory_order_release);
-        register_fork_hooks(fork_rank::counters, {&lock_for_fork, &unlock_after_fork, &reset_in_child});
+        counters_for_fork.store(made, std::memory_order_release);
+        register_fork_hooks(fork_rank::counters, {&lock_counters_for_fork, &unlock_counters_after_fork, &reset_counters_in_child});
         return made;
     }();
     return *r;
@@ -224,14 +224,14 @@ void add_late(std::uint32_t id, int worker, std::uint64_t v) {
 
 // --- fork -----------------------------------------------------------------------------------
 
-void lock_for_fork() noexcept { for_fork.load(std::memory_order_acquire)->mutex.lock(); }
-void unlock_after_fork() noexcept { for_fork.load(std::memory_order_acquire)->mutex.unlock(); }
+void lock_counters_for_fork() noexcept { counters_for_fork.load(std::memory_order_acquire)->mutex.lock(); }
+void unlock_counters_after_fork() noexcept { counters_for_fork.load(std::memory_order_acquire)->mutex.unlock(); }
 
 // A child counts what it does itself, from 0 (its statistics are its own: see site_registry).
 // Only the forking thread exists: the other blocks are forgotten (not freed: the hooks must
 // not allocate or free), the kept ones zeroed.
-void reset_in_child() noexcept {
-    registry& r = *for_fork.load(std::memory_order_acquire);
+void reset_counters_in_child() noexcept {
+    registry& r = *counters_for_fork.load(std::memory_order_acquire);
     thread_counters* mine = counters_gone || detail::this_thread == &detail::no_counters_yet ? nullptr : detail::this_thread;
     r.threads.clear();
     std::fill(r.holders.begin(), r.holders.end(), 0u);

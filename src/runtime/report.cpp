@@ -45,22 +45,22 @@ struct report_state {
 
 // The state as the fork hooks see it (never through state()'s guarded static: a fork
 // during its first use would leave the guard taken in the child).
-constinit std::atomic<report_state*> for_fork{nullptr};
-void lock_for_fork() noexcept { for_fork.load(std::memory_order_acquire)->lock.lock(); }
-void unlock_after_fork() noexcept { for_fork.load(std::memory_order_acquire)->lock.unlock(); }
+constinit std::atomic<report_state*> reports_for_fork{nullptr};
+void lock_reports_for_fork() noexcept { reports_for_fork.load(std::memory_order_acquire)->lock.lock(); }
+void unlock_reports_after_fork() noexcept { reports_for_fork.load(std::memory_order_acquire)->lock.unlock(); }
 
 // Never destroyed: a thread or an atexit handler may still report while statics die.
 report_state& state() {
     static report_state* const s = [] {
         auto* made = new report_state;
-        for_fork.store(made, std::memory_order_release);
+        reports_for_fork.store(made, std::memory_order_release);
         return made;
     }();
     // Registered after `s` exists, outside its initialiser: registering may itself report
     // (W012), which comes back here and must find `s` ready and this flag already set.
     static std::atomic<bool> hooked{false};
     if (!hooked.load(std::memory_order_acquire) && !hooked.exchange(true, std::memory_order_acq_rel))
-        register_fork_hooks(fork_rank::reports, {&lock_for_fork, &unlock_after_fork, &unlock_after_fork});
+        register_fork_hooks(fork_rank::reports, {&lock_reports_for_fork, &unlock_reports_after_fork, &unlock_reports_after_fork});
     return *s;
 }
 
