@@ -18,23 +18,20 @@ import csv
 import json
 import os
 import shlex
-import socket
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HEADER = struct.Struct("<IHHII")
+import protocol
 
 
 def idle_client(path):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(path)
-    body = struct.pack("<iII48s", os.getpid(), 1 << 2, 1, b"")
-    s.send(HEADER.pack(0x454F4C41, 1, 1, HEADER.size + len(body), 1) + body)
+    """A client that holds one core and uses no CPU: registered, then silent."""
+    s = protocol.connect(path)
+    s.send(protocol.hello(1))
     return s
 
 

@@ -17,44 +17,15 @@ import argparse
 import csv
 import os
 import signal
-import socket
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-MAGIC, VERSION = 0x454F4C41, 1
-HELLO, ALLOCATION = 1, 64
-HEADER = struct.Struct("<IHHII")
-HELLO_BODY = struct.Struct("<iII48s")
-ALLOCATION_BODY = struct.Struct("<IIIHH")
-
-
-def hello(own):
-    body = HELLO_BODY.pack(os.getpid(), 1 << 2, own, b"")
-    return HEADER.pack(MAGIC, VERSION, HELLO, HEADER.size + len(body), 1) + body
-
-
-def allocation(sock, timeout):
-    """The next allocation's thread count, or None on timeout."""
-    sock.settimeout(timeout)
-    while True:
-        try:
-            data = sock.recv(256)
-        except socket.timeout:
-            return None
-        magic, version, kind, size, _ = HEADER.unpack_from(data)
-        if kind == ALLOCATION:
-            return ALLOCATION_BODY.unpack_from(data, HEADER.size)[0]
-
-
-def connect(path):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(path)
-    return s
+from protocol import connect, hello
+from protocol import next_allocation as allocation
 
 
 class Daemon:

@@ -69,7 +69,37 @@ client_record* client_table::find_pid(pid_t pid) {
     return nullptr;
 }
 
-std::vector<allocation_update> client_table::rebalance(bool everyone) {
+void client_table::offer(client_record& c, const offer_message& m, double now) {
+    c.offered = m.cores;
+    c.offer_ends = m.milliseconds > 0 ? now + m.milliseconds / 1000.0 : offer_no_end;
+    c.requested = 0;
+}
+
+void client_table::request(client_record& c, const request_message& m) {
+    c.requested = m.cores;
+    c.offered = 0;
+    c.offer_ends = offer_no_end;
+}
+
+bool client_table::expire(double now) {
+    bool any = false;
+    for (auto& c : clients_)
+        if (c.offered > 0 && now >= c.offer_ends) {
+            c.offered = 0;
+            c.offer_ends = offer_no_end;
+            any = true;
+        }
+    return any;
+}
+
+double client_table::next_offer_end() const {
+    double first = offer_no_end;
+    for (const auto& c : clients_)
+        if (c.offered > 0) first = std::min(first, c.offer_ends);
+    return first;
+}
+
+std::vector<allocation_update> client_table::rebalance(bool everyone, double now) {
     std::vector<client_view> views;
     views.reserve(clients_.size());
     for (const auto& c : clients_) {
@@ -81,10 +111,20 @@ std::vector<allocation_update> client_table::rebalance(bool everyone) {
     }
     const allocation_result result = allocate(policy_, views, available_, chunk_);
     oversubscribed_ = result.oversubscribed;
+    std::vector<lending_view> lending;
+    lending.reserve(clients_.size());
+    for (std::size_t i = 0; i < clients_.size(); ++i) {
+        client_record& c = clients_[i];
+        c.share = std::max(result.threads[i], 1u);
+        lending.push_back({c.pid, c.uid, c.job, c.share, views[i].limit, c.offered, c.offer_ends, c.requested});
+    }
+    const lending_result lent = lend_cores(lending, now);
     std::vector<allocation_update> changed;
     for (std::size_t i = 0; i < clients_.size(); ++i) {
         client_record& c = clients_[i];
-        c.allocated = std::max(result.threads[i], 1u);
+        c.lent = lent.lent[i];
+        c.borrowed = lent.borrowed[i];
+        c.allocated = std::max(lent.threads[i], 1u);
         if (!everyone && c.allocated == c.sent) continue;
         c.sent = c.allocated;
         changed.push_back({c.connection, allocation_for(c)});

@@ -15,9 +15,14 @@
 //   the whole machine: on a busy node the whole machine is the worst first answer.
 // - a slope is refitted only from a report that covers at least 1 ms of parallel time
 //   (shorter ones are timer noise), and only while the measure is one the client trusts.
+//
+// Lending (core_lending.hpp): each client has at most one standing offer or one standing
+// request, never both; the policy's share is computed first and the lending applied to it,
+// so `allocated` is what the client runs with.
 #pragma once
 
 #include "coord/allocation_policy.hpp"
+#include "coord/core_lending.hpp"
 #include "coord/efficiency_filter.hpp"
 #include "coord/message.hpp"
 
@@ -41,7 +46,13 @@ struct client_record {
     efficiency_measure measure = efficiency_measure::none;
     efficiency_filter efficiency;
     double slope = 0;           ///< <= 0 until a usable report
-    unsigned allocated = 0;     ///< what rebalance() decided
+    unsigned share = 0;         ///< the policy's part of rebalance()
+    unsigned allocated = 0;     ///< what rebalance() decided: the share, less lent, plus borrowed
+    unsigned offered = 0;       ///< its standing offer of cores (0: none)
+    double offer_ends = offer_no_end;  ///< on the daemon's clock
+    unsigned requested = 0;     ///< its standing request beyond its share (0: none)
+    unsigned lent = 0;          ///< what the last rebalance() took from it
+    unsigned borrowed = 0;      ///< and gave it
     unsigned sent = 0;          ///< what the client was last told
     double joined = 0;          ///< seconds on the daemon's clock
     double last_heard = 0;
@@ -75,6 +86,16 @@ public:
     /// The user's cap on one process's threads (0: none). The caller checked permission.
     void steer(client_record& c, unsigned threads) { c.cap = threads; }
 
+    /// `c` lends cores from `now` (message.hpp: offer): replaces its offer, ends its request.
+    void offer(client_record& c, const offer_message& m, double now);
+    /// `c` asks for cores (message.hpp: request): replaces its request, ends its offer; a
+    /// request of 0 leaves it neither lending nor asking.
+    void request(client_record& c, const request_message& m);
+    /// Forgets the offers that have ended by `now`; whether there were any.
+    bool expire(double now);
+    /// When the first standing offer ends (offer_no_end: none does).
+    double next_offer_end() const;
+
     void set_policy(policy_id p) { policy_ = p; }
     policy_id policy() const { return policy_; }
     /// The cores shared out now (the node's minus the background load, >= 1).
@@ -85,8 +106,9 @@ public:
     /// Runs the policy over every client; returns the allocations that differ from what
     /// each was last told (and marks them told), in registration order. `everyone` returns
     /// one for every client (after a change of the client count, everyone's `clients`
-    /// field changed too).
-    std::vector<allocation_update> rebalance(bool everyone = false);
+    /// field changed too). Offers that have ended by `now` (the clock of offer()) lend
+    /// nothing.
+    std::vector<allocation_update> rebalance(bool everyone = false, double now = 0);
 
     /// The allocation message `c` would be sent now.
     allocation_message allocation_for(const client_record& c) const;

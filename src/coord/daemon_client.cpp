@@ -3,6 +3,7 @@
 #include "coord/daemon_address.hpp"
 #include "coord/daemon_connection.hpp"
 #include "coord/token_bucket.hpp"
+#include "loop/participant_limit.hpp"
 #include "runtime/config.hpp"
 #include "runtime/report.hpp"
 
@@ -50,6 +51,7 @@ struct daemon_client::impl {
     std::atomic<std::int64_t> next_poll{0};
     std::atomic<bool> not_malleable{false};
     std::atomic<bool> linked{false};  // fd >= 0, for readers without the lock
+    std::atomic<unsigned> last_own{1};  // the own count of the latest threads() call
 
     std::mutex mutex;  // the connection and everything below
     int fd = -1;
@@ -78,6 +80,8 @@ struct daemon_client::impl {
         answered = false;
         allocation.store(0, std::memory_order_relaxed);
         clients.store(0, std::memory_order_relaxed);
+        loop::set_participant_limit_refresh(nullptr);
+        loop::lift_participant_limit();
     }
 
     void dial(std::int64_t now, unsigned own) {
@@ -105,6 +109,7 @@ struct daemon_client::impl {
             fd = d.fd;
             linked.store(true, std::memory_order_relaxed);
             connected_to = a.path;
+            loop::set_participant_limit_refresh(&refresh_in_loop);
             hello_sent = now;
             answered = false;
             runtime::report_once({runtime::report_level::info, runtime::report_category::coord, "I701",
@@ -135,6 +140,10 @@ struct daemon_client::impl {
                 answered = true;
                 allocation.store(a->threads, std::memory_order_relaxed);
                 clients.store(a->clients, std::memory_order_relaxed);
+                // Running loops shrink too (their workers above the count leave after their
+                // chunk); a program whose count is fixed is confined by affinity instead.
+                if (not_malleable.load(std::memory_order_relaxed)) loop::lift_participant_limit();
+                else loop::limit_participants(static_cast<int>(a->threads));
             } else if (const auto* e = std::get_if<error_message>(&*r.record.value)) {
                 runtime::report_once({runtime::report_level::warning, runtime::report_category::coord, "W705",
                                       "aloed refused a message: " + std::string(text_of(e->text)), ""});
@@ -148,6 +157,10 @@ struct daemon_client::impl {
             }
         }
     }
+
+    /// Participant 0 of a running loop, before each dynamic chunk (participant_limit.hpp):
+    /// the daemon's socket is read during a long loop as at a region's start.
+    static void refresh_in_loop() noexcept;
 
     void poll(unsigned own) {
         const std::int64_t now = now_ns();
@@ -175,6 +188,8 @@ void drop_in_fork_child() {
     i.connected_to.clear();
     i.answered = false;
     i.allocation.store(0, std::memory_order_relaxed);
+    loop::set_participant_limit_refresh(nullptr);
+    loop::lift_participant_limit();
     i.next_dial = 0;
     i.next_poll.store(0, std::memory_order_relaxed);
 }
@@ -206,9 +221,24 @@ daemon_client& daemon_client::process(std::uint32_t kind) {
     return *client;
 }
 
+void daemon_client::impl::refresh_in_loop() noexcept {
+    impl* i = the_process_client;
+    if (i == nullptr) return;
+    const std::int64_t now = now_ns();
+    if (now < i->next_poll.load(std::memory_order_relaxed)) return;
+    std::unique_lock lock(i->mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    i->next_poll.store(now + poll_every_ns, std::memory_order_relaxed);
+    try {
+        i->poll(i->last_own.load(std::memory_order_relaxed));
+    } catch (...) {  // a message that could not be said (no memory): the next look says it
+    }
+}
+
 unsigned daemon_client::threads(unsigned own) {
     impl& i = *impl_;
     if (i.mode == runtime::daemon_mode::off) return own;
+    if (i.last_own.load(std::memory_order_relaxed) != own) i.last_own.store(own, std::memory_order_relaxed);
     const std::int64_t now = now_ns();
     if (now >= i.next_poll.load(std::memory_order_relaxed)) {
         std::unique_lock lock(i.mutex, std::try_to_lock);
@@ -235,6 +265,7 @@ bool daemon_client::report(const report_message& r) {
 void daemon_client::mark_not_malleable() {
     impl& i = *impl_;
     if (i.not_malleable.exchange(true, std::memory_order_relaxed)) return;
+    loop::lift_participant_limit();
     // Said at once to a daemon already joined (a report that measures nothing), so that it
     // confines the process from its next rebalance on; a later hello carries the flag.
     std::lock_guard lock(i.mutex);

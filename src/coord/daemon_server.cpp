@@ -290,9 +290,22 @@ int daemon_server::run() {
             }
         }
     };
+    // Connections whose offer or request waits for this round's rebalance to be answered.
+    std::vector<int> asked;
     auto send_updates = [&](bool everyone) {
-        for (const auto& u : s.table.rebalance(everyone))
+        const auto updates = s.table.rebalance(everyone, now_seconds());
+        for (const auto& u : updates)
             if (auto* c = s.by_fd(u.connection)) state::deliver(*c, u.message);
+        // An offer or a request is answered with the sender's allocation, as a report is:
+        // the one just pushed, or the unchanged one.
+        for (const int fd : asked) {
+            const bool told = std::any_of(updates.begin(), updates.end(),
+                                          [&](const allocation_update& u) { return u.connection == fd; });
+            auto* c = s.by_fd(fd);
+            const client_record* r = s.table.find(fd);
+            if (!told && c != nullptr && r != nullptr) state::deliver(*c, s.table.allocation_for(*r));
+        }
+        asked.clear();
         confine();
     };
     auto status_end = [&]() {
@@ -347,11 +360,26 @@ int daemon_server::run() {
             }
             return false;
         case message_kind::offer:
-        case message_kind::request:
-            // The messages are in the protocol so that a lending client (issue 19) needs no
-            // new version; this daemon does not act on them yet, and says so.
-            state::deliver(c, error_of(error_code::malformed, "offers and requests of cores are not served by this aloed yet"));
+        case message_kind::request: {
+            // The sender's own offer or request only (its connection's client); applied at
+            // this round's rebalance, after every message of the round (a burst of them
+            // costs one rebalance), and answered then.
+            client_record* r = s.table.find(c.fd);
+            if (r == nullptr) {
+                state::deliver(c, error_of(error_code::not_registered, "an offer or request of cores before a hello"));
+                return false;
+            }
+            if (r->job.empty()) {
+                state::deliver(c, error_of(error_code::not_permitted,
+                                           "pid " + std::to_string(r->pid) +
+                                               " named no job in its hello: only ranks of one job lend cores"));
+                return false;
+            }
+            if (const auto* o = std::get_if<offer_message>(&m)) s.table.offer(*r, *o, now);
+            else s.table.request(*r, std::get<request_message>(m));
+            if (std::find(asked.begin(), asked.end(), c.fd) == asked.end()) asked.push_back(c.fd);
             return false;
+        }
         case message_kind::control: {
             const auto& ctl = std::get<control_message>(m);
             if (ctl.action == control_action::steer) {
@@ -425,7 +453,9 @@ int daemon_server::run() {
             fds.push_back({c.fd, static_cast<short>(POLLIN | (c.outbox.empty() ? 0 : POLLOUT)), 0});
         for (const auto& c : s.connections) fds.push_back({c.pidfd, POLLIN, 0});  // -1: ignored by poll
         const double now = now_seconds();
-        const double wait = std::max(0.0, std::min(next_referee, next_lookout) - now);
+        // An offer ends at its time, not at the next referee round.
+        const double wake = std::min({next_referee, next_lookout, s.table.next_offer_end()});
+        const double wait = std::max(0.0, wake - now);
         const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::ceil(wait * 1000)));
         if (ready < 0 && errno != EINTR) {
             say(std::string("poll failed: ") + std::strerror(errno));
@@ -558,12 +588,16 @@ int daemon_server::run() {
                 }
             }
         }
+        // Offers that ended give their cores back now; a new offer or request moves cores now.
+        const bool lending_moved = s.table.expire(after) || !asked.empty();
         if (changed) {
             send_updates(true);
             next_referee = after + s.options.referee_seconds;
         } else if (after >= next_referee) {
             send_updates(false);
             next_referee = after + s.options.referee_seconds;
+        } else if (lending_moved) {
+            send_updates(false);
         }
     }
     say("aloed: stopped");

@@ -15,6 +15,9 @@
 //   still holds the socket): the client is dropped and the node rebalanced at once.
 // - control: stop and policy from the daemon's user or root only; steer a process only
 //   the process's own user (or root) may.
+// - offer, request: the sender's own (a client that named a job only); the node is
+//   rebalanced at the end of the poll round (core_lending.hpp) and the sender answered
+//   with its allocation. An offer's end wakes the poll at its time and rebalances.
 // - referee (every 250 ms): rebalance, send only what changed. Lookout (every 1 s): the
 //   background load from /proc, when the daemon serves the whole node.
 // Every refused record is answered with an error naming the rule it broke; a connection

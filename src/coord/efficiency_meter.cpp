@@ -44,6 +44,30 @@ std::optional<double> site_efficiency::observe(unsigned threads, double units, d
     return std::clamp(e, 0.0, 2.0);
 }
 
+std::optional<double> instruction_efficiency(double serial_rate, double parallel_rate, unsigned threads) noexcept {
+    if (threads == 0 || !(serial_rate > 0) || !std::isfinite(serial_rate) || !(parallel_rate >= 0) ||
+        !std::isfinite(parallel_rate))
+        return std::nullopt;
+    const double e = parallel_rate / (static_cast<double>(threads) * serial_rate);
+    if (!std::isfinite(e)) return std::nullopt;
+    return std::clamp(e, 0.0, 2.0);
+}
+
+std::optional<double> site_instruction_rates::observe(unsigned threads, std::optional<double> rate) noexcept {
+    if (rate && (!(*rate >= 0) || !std::isfinite(*rate))) rate.reset();
+    if (threads <= 1) {
+        if (rate && *rate > 0) serial_ = ewma(serial_, *rate);
+        return std::nullopt;
+    }
+    if (!rate) return last_threads_ == threads ? last_ : std::nullopt;
+    const auto e = serial_ > 0 ? instruction_efficiency(serial_, *rate, threads) : std::nullopt;
+    if (e) {
+        last_ = e;
+        last_threads_ = threads;
+    }
+    return e;
+}
+
 bool process_efficiency::may_sample(double now) noexcept {
     std::lock_guard lock(mutex_);
     if (now - last_sample_ < least_seconds_between_samples) return false;

@@ -1,4 +1,5 @@
-// The efficiency a client reports to aloed, measured without hardware counters.
+// The efficiency a client reports to aloed, measured without hardware counters, or with
+// instruction counts where the machine has them (the last part of this comment).
 //
 // SCAF divides a region's per-thread IPC by the IPC of a serial copy run in a forked,
 // ptrace-sandboxed child (thesis notes §2.5). aloe needs neither counters nor a sandbox: it
@@ -24,6 +25,16 @@
 // whose iteration cost drifts) is compared at the work of its last sample; a region that
 // only runs once is never measured (SCAF's experiment would measure it). Both only make
 // the estimate noisier, never unbounded: E is clamped to [0, 2] (SCAF's cap).
+//
+// Instruction counts (measure `instructions`, preferred where perf_event_open counts them:
+// instruction_counter.hpp). The same serial samples, counted on the thread that runs them,
+// give a site's serial rate R1 in instructions per second; a parallel run's rate R, summed
+// over the process's threads, gives E = R / (p · R1). The rates need no unit of work, so a
+// site whose runs differ is measured too. Counting a run costs reads that interrupt the
+// CPUs of its threads: only samples are always counted, other runs within a 1% budget, and
+// a run not counted reuses its site's last counted E. Limits: instructions spent spinning
+// at barriers count as work (SCAF's caveat), and a run counts what all of the process's
+// threads execute meanwhile (another thread's work too).
 #pragma once
 
 #include "coord/message.hpp"
@@ -57,6 +68,33 @@ private:
     double sampled_at_ = -1e300;
     unsigned parallel_threads_ = 0;
     double last_seconds_ = 0;       // the last parallel run's wall time
+};
+
+/// The `instructions` measure's efficiency (instruction_counter.hpp counts): a parallel run
+/// that executed `parallel_rate` instructions per second on `threads` threads, against a
+/// serial sample's `serial_rate` on one, has E = parallel_rate / (threads · serial_rate)
+/// (SCAF's per-thread IPC over serial IPC), clamped to [0, 2] like the time measures.
+/// nullopt when the serial rate is not a positive finite number, the parallel rate is
+/// negative or not finite, or threads is 0.
+std::optional<double> instruction_efficiency(double serial_rate, double parallel_rate, unsigned threads) noexcept;
+
+/// One site's instruction rates: the serial baseline and the efficiency of its last counted
+/// parallel run. Rates, not times per unit, so runs of different work compare (a region
+/// site that runs different grids). Not thread-safe: one owner, as site_efficiency.
+class site_instruction_rates {
+public:
+    /// A run on `threads` threads: `rate` instructions per second when it was counted (one
+    /// thread: the serial baseline). Returns its efficiency; a parallel run that was not
+    /// counted gets the last counted run's at the same thread count (SCAF reuses a region's
+    /// last IPC when it skips the instrumentation), else nothing.
+    std::optional<double> observe(unsigned threads, std::optional<double> rate) noexcept;
+    /// Serial instructions per second, 0 while unknown.
+    double serial_rate() const noexcept { return serial_; }
+
+private:
+    double serial_ = 0;          // EWMA of the serial samples' rates
+    std::optional<double> last_; // the last counted parallel run's efficiency
+    unsigned last_threads_ = 0;  // and its thread count
 };
 
 /// The process's measurements between two reports. Thread-safe.

@@ -42,8 +42,8 @@ enum class message_kind : std::uint16_t {
     hello = 1,          ///< register: what the program is and would run with alone
     report = 2,         ///< its measured efficiency; the daemon answers with an allocation
     goodbye = 3,        ///< leaving: its cores go back now
-    offer = 4,          ///< lend cores for a time (issue 19: a rank that will wait)
-    request = 5,        ///< ask for cores beyond the allocation (issue 19: the critical rank)
+    offer = 4,          ///< lend cores for a time to ranks of the same job (a rank that will wait)
+    request = 5,        ///< ask for cores beyond the allocation from them (the critical rank)
     control = 6,        ///< from `aloe daemon`: stop, switch policy, steer one process
     status_query = 7,   ///< from `aloe daemon status` and `aloe top`
     // daemon -> client
@@ -58,7 +58,7 @@ enum class efficiency_measure : std::uint16_t {
     none = 0,             ///< nothing measured yet
     loop_progress = 1,    ///< iterations per CPU-second at p threads against a serial sample
     region_time = 2,      ///< region time across allocations
-    instructions = 3,     ///< perf_event_open instructions per cycle against a serial sample
+    instructions = 3,     ///< perf_event_open instructions per second against a serial sample
     declared = 4,         ///< the program says (a heartbeat API; tests)
 };
 
@@ -113,12 +113,19 @@ struct report_message {
     efficiency_measure measure = efficiency_measure::none;
 };
 struct goodbye_message {};
+// Offers and requests (served by aloed: coord/core_lending.hpp has the rules). Only a
+// client whose hello named a job may send them (else: error not_permitted); they lend to
+// and borrow from clients of the same user and job. A client has at most one standing
+// offer or one standing request: a new offer replaces its offer and ends its request, a
+// new request replaces its request and ends its offer, so a request of 0 takes an offer
+// back (no message of its own was needed). A new hello, a goodbye or the client's exit end
+// both. Each is answered with the sender's allocation, after the daemon applied it.
 struct offer_message {
-    std::uint32_t cores = 0;         ///< 1..max_threads
-    std::uint32_t milliseconds = 0;  ///< how long at most (0: until taken back)
+    std::uint32_t cores = 0;         ///< 1..max_threads; a lender keeps at least 1 thread whatever it offers
+    std::uint32_t milliseconds = 0;  ///< how long at most, up to a day (0: until taken back)
 };
 struct request_message {
-    std::uint32_t cores = 0;         ///< 0..max_threads (0: none wanted any more)
+    std::uint32_t cores = 0;         ///< beyond its share, 0..max_threads (0: none wanted any more)
 };
 struct control_message {
     control_action action = control_action::stop;
@@ -137,7 +144,7 @@ struct allocation_message {
 struct status_entry_message {
     std::int32_t pid = 0;
     std::uint32_t uid = 0;
-    std::uint32_t threads = 0;       ///< allocated
+    std::uint32_t threads = 0;       ///< allocated, lent cores off and borrowed ones on
     std::uint32_t own_threads = 0;   ///< asked for alone
     double efficiency = 0;           ///< the smoothed value the policy uses
     std::uint32_t flags = 0;         ///< client_*

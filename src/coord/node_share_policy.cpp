@@ -2,7 +2,8 @@
 // runs and every OpenMP region under `aloe run` (policy_chain.hpp). A link caps the plan's
 // thread count at the process's allocation (daemon_client.hpp); it never raises it above
 // what the program would use alone. It also measures the site's efficiency (serial samples
-// and run times, efficiency_meter.hpp) and sends the process's report when one is due.
+// and run times, efficiency_meter.hpp; instruction counts where the machine has them,
+// instruction_counter.hpp) and sends the process's report when one is due.
 //
 // Two kinds, one per scope, so that each costs only where it acts:
 // - loops (aloe's own): a kind every loop site consults makes each loop take its site's
@@ -11,6 +12,10 @@
 //   daemon's socket is there (or ALOE_DAEMON=on), and in ALOE_DAEMON=auto it leaves again
 //   as soon as the first look finds no daemon answering. An aloe-native program started
 //   before its daemon therefore does not join it (docs/daemon.md).
+// - tasks (aloe's task pool): no chain plans them, so the pool asks a share source
+//   (runtime/thread_share.hpp) installed here with the loop kind, at every round of a thread
+//   waiting for tasks, and lets only that many slots run tasks. Task programs report no
+//   efficiency (no run to time): the daemon counts them as an average client.
 // - regions (the interposer): every region watches for a daemon with a clock read
 //   (watch_daemon_for_regions: a program under `aloe run` joins a daemon started after it
 //   within a second) and the region kind is in the chains only while one is joined: a
@@ -20,13 +25,16 @@
 //   already set.
 #include "coord/daemon_client.hpp"
 #include "coord/efficiency_meter.hpp"
+#include "coord/instruction_counter.hpp"
 #include "coord/node_share_policy.hpp"
 #include "loop/policy_chain.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/config.hpp"
+#include "runtime/thread_share.hpp"
 #include "coord/daemon_address.hpp"
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,6 +75,8 @@ private:
     bool sampling_ = false;
     int last_ = 0;
     site_efficiency efficiency_;
+    site_instruction_rates rates_;
+    std::optional<instruction_measure::start> counted_;  // this run's counter reading
 };
 
 std::unique_ptr<loop::site_policy> make(const loop::policy_site& site) {
@@ -77,6 +87,21 @@ constexpr loop::policy_kind loop_kind{"node-share", &applies, &make, nullptr, /*
                                       /*slack_sites=*/false, /*scopes=*/1};
 constexpr loop::policy_kind region_kind{"node-share", &applies, &make, nullptr, /*adaptive_only=*/false,
                                         /*slack_sites=*/false, /*scopes=*/2};
+
+// The task pool's share (runtime/thread_share.hpp): asked by threads waiting for tasks. As
+// the loop kind, it stops asking in ALOE_DAEMON=auto once the first look finds no daemon.
+unsigned task_share(unsigned own) noexcept {
+    try {
+        daemon_client& c = daemon_client::process(client_native);
+        const unsigned share = c.threads(own);
+        if (!c.allocated() && !c.connected() && !keep.load(std::memory_order_relaxed) &&
+            runtime::current_config().daemon == runtime::daemon_mode::automatic)
+            runtime::set_thread_share_source(nullptr);
+        return share;
+    } catch (...) {  // no memory for the client: the program's own count
+        return own;
+    }
+}
 
 bool switched_off() {
     const auto mode = runtime::process_environment()("ALOE_DAEMON");
@@ -96,6 +121,10 @@ void node_share_link::plan(std::uint64_t, loop::loop_plan& p) {
                 process_meter().may_sample(now);
     if (sampling_) p.threads = 1;
     last_ = p.threads;
+    // Instruction counts where the counters open (the first try says which measure is used).
+    counted_.reset();
+    if (acting_ && c.clients() >= 2 && !p.measuring && process_instruction_measure().available())
+        counted_ = process_instruction_measure().begin(p.threads <= 1, sampling_, monotonic_seconds());
     if (!c.allocated() && !c.connected() && !keep.load(std::memory_order_relaxed) &&
         runtime::current_config().daemon == runtime::daemon_mode::automatic)
         loop::unregister_policy_kind(&loop_kind);  // no daemon at the first look: stop paying for it
@@ -114,9 +143,19 @@ void node_share_link::observe(const loop::loop_outcome& outcome) {
                                                                : static_cast<unsigned>(std::max(last_, 1));
     const double now = monotonic_seconds();
     if (sampling_) process_meter().sampled(seconds);
-    process_meter().add(efficiency_.observe(threads, units, seconds, now), seconds, threads, now);
-    if (auto r = process_meter().take(now, counted ? efficiency_measure::loop_progress : efficiency_measure::region_time))
-        c.report(*r);
+    std::optional<double> e = efficiency_.observe(threads, units, seconds, now);
+    efficiency_measure measure = counted ? efficiency_measure::loop_progress : efficiency_measure::region_time;
+    if (process_instruction_measure().now() == instruction_measure::state::available) {
+        std::optional<double> rate;
+        // A reading on the thread's counter speaks of a run on one thread only.
+        if (counted_ && (counted_->thread != nullptr) == (threads <= 1))
+            rate = process_instruction_measure().finish(*counted_, now);
+        counted_.reset();
+        e = rates_.observe(threads, rate);
+        measure = efficiency_measure::instructions;
+    }
+    process_meter().add(e, seconds, threads, now);
+    if (auto r = process_meter().take(now, measure)) c.report(*r);
 }
 
 // At load, from the environment alone: the rest of the configuration is read at first use
@@ -131,7 +170,10 @@ struct install_at_load {
             struct stat st {};
             present = present || (::stat(a.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode));
         }
-        if (present) loop::register_policy_kind(&loop_kind);
+        if (present) {
+            loop::register_policy_kind(&loop_kind);
+            runtime::set_thread_share_source(&task_share);
+        }
     }
 } const installer;
 

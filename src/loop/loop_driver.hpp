@@ -10,9 +10,12 @@
 //                       dispatch per chunk (instantiated per concrete schedule).
 //   step<S>             threads that ask for one chunk at a time (loop_handle, OpenMP):
 //                       one switch on the participant's stage per chunk.
+// Before each dynamic chunk a participant asks whether the node's allocation still counts it
+// (participant_limit.hpp): one that must leave stops there and is done.
 #pragma once
 
 #include "loop/chunk.hpp"
+#include "loop/participant_limit.hpp"
 #include "loop/schedule.hpp"
 
 #include <atomic>
@@ -52,6 +55,10 @@ inline bool step(S& s, participant& p, chunk& c) noexcept {
     using stage = participant::stage;
     switch (p.at) {
         case stage::dynamic_part:
+            if (must_leave(p.cursor.id)) [[unlikely]] {  // the node's allocation shrank mid-loop
+                p.at = stage::done;
+                return false;
+            }
             if (const take t = s.next_dynamic(p.cursor, c); t != take::none) [[likely]] {
                 p.account.dynamic_iterations += c.end - c.begin;
                 ++p.account.chunks;
@@ -92,6 +99,7 @@ inline bool claim_direct(const direct_counter& d, participant& p, std::uint64_t&
     // Read before the atomic, which the compiler may not move plain loads across: kept in
     // registers, not read again after it.
     const std::uint64_t chunk = d.chunk, count = d.count;
+    if (must_leave(p.cursor.id)) [[unlikely]] return false;  // the node's allocation shrank mid-loop
     const std::uint64_t b = d.next->fetch_add(chunk, std::memory_order_relaxed);
     if (b >= count) return false;
     begin = b;
@@ -128,7 +136,7 @@ inline void run_participant(S& s, participant& p, Body&& body) noexcept {
     }
     p.account.static_end = runtime::now_ticks();
     std::uint64_t dynamic_iterations = 0, chunks = 0, steals = 0;
-    for (take t; (t = s.next_dynamic(p.cursor, c)) != take::none;) {
+    for (take t; !must_leave(p.cursor.id) && (t = s.next_dynamic(p.cursor, c)) != take::none;) {
         body(c);
         dynamic_iterations += c.end - c.begin;
         ++chunks;

@@ -2,6 +2,7 @@
 
 #include "runtime/config.hpp"
 #include "runtime/futex.hpp"
+#include "runtime/thread_share.hpp"
 #include "runtime/topology.hpp"
 
 #include <aloe/team.hpp>
@@ -61,7 +62,7 @@ task_pool::thread_state& task_pool::this_thread() noexcept {
 
 task_pool::task_pool(runtime::worker_team& team)
     : team_(team), slot_count_(team.size()), slots_(new slot[static_cast<std::size_t>(team.size())]),
-      limit_(team.size()), counters_(counters::registered()), ns_per_tick_(1e9 / runtime::ticks_per_second()) {
+      limit_(team.size()), user_limit_(team.size()), node_share_(team.size()), counters_(counters::registered()), ns_per_tick_(1e9 / runtime::ticks_per_second()) {
     const runtime::wait_settings& ws = team.waiting();
     const bool passive = ws.kind == runtime::wait_policy_kind::passive;
     spin_ticks_ = passive ? 0 : ws.spin_ticks;
@@ -201,7 +202,22 @@ void task_pool::wake_waiters() noexcept {
 void task_pool::set_counting(bool on) noexcept { counting_.store(on, std::memory_order_relaxed); }
 
 void task_pool::set_concurrency(int k) noexcept {
-    limit_.store(k <= 0 ? slot_count_ : std::min(k, slot_count_), std::memory_order_relaxed);
+    user_limit_.store(k <= 0 ? slot_count_ : std::min(k, slot_count_), std::memory_order_relaxed);
+    apply_limits();
+}
+
+void task_pool::apply_limits() noexcept {
+    limit_.store(std::min(user_limit_.load(std::memory_order_relaxed), node_share_.load(std::memory_order_relaxed)),
+                 std::memory_order_relaxed);
+}
+
+void task_pool::follow_node_share() noexcept {
+    // Workers above the share stop before their next task (worker_session checks the limit);
+    // a larger share lets them run again from the next spawn's wake-up.
+    const int share = static_cast<int>(runtime::thread_share(static_cast<unsigned>(slot_count_)));
+    if (share == node_share_.load(std::memory_order_relaxed)) return;
+    node_share_.store(share, std::memory_order_relaxed);
+    apply_limits();
 }
 
 // --- finding work ----------------------------------------------------------------------------
@@ -424,6 +440,7 @@ void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) 
     runtime::ticks idle_since = 0;
     runtime::ticks recent = enter;  // a reading still good as "now" (see execute)
     while (!done(ctx)) {
+        if (outermost) follow_node_share();
         if (may_run) {
             bool local = false;
             if (task_node* t = find(ts, s, local)) {

@@ -66,7 +66,8 @@ public:
     void help_until(bool (*done)(const void*) noexcept, const void* ctx) noexcept;
     void wake_waiters() noexcept;
 
-    /// At most `k` threads run tasks at once (slots 0..k-1); 0 or less: every slot.
+    /// At most `k` threads run tasks at once (slots 0..k-1); 0 or less: every slot. The
+    /// node's share (runtime/thread_share.hpp), when lower, lowers it further.
     void set_concurrency(int k) noexcept;
     int concurrency() const noexcept { return limit_.load(std::memory_order_relaxed); }
 
@@ -108,6 +109,10 @@ private:
     void sleep_a_while(bool (*leave)(const task_pool&) noexcept) noexcept;
     void wake_someone() noexcept;
     void plan_victims();
+    /// The node daemon's share, asked by a thread that waits for a result (a clock read
+    /// while a daemon may be there; one relaxed load otherwise): applied to `limit_`.
+    void follow_node_share() noexcept;
+    void apply_limits() noexcept;
 
     runtime::worker_team& team_;
     const int slot_count_;
@@ -120,7 +125,9 @@ private:
     alignas(64) std::atomic<int> workers_in_loop_{0};  // team workers in the scheduling loop
     std::atomic<int> waiters_{0};               // of them, threads waiting on a result
     std::atomic<bool> waking_{false};           // a notify_work in flight
-    std::atomic<int> limit_;
+    std::atomic<int> limit_;       // min(user_limit_, node_share_): slots that run tasks
+    std::atomic<int> user_limit_;  // set_concurrency
+    std::atomic<int> node_share_;  // the node daemon's share (slot_count_ without one)
     alignas(64) std::atomic<std::uint32_t> epoch_{0};  // bumped to wake sleepers
     std::atomic<std::uint32_t> sleepers_{0};
 

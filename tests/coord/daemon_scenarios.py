@@ -1,6 +1,6 @@
 """The node daemon as its users meet it, with the real binaries.
 
-    python3 daemon_scenarios.py <aloe tool> <OpenMP program> [scenario ...]
+    python3 daemon_scenarios.py <aloe tool> <OpenMP program> [scenario ...] [--native-tasks PATH]
 
 The program is region_team_sizes (this folder): it runs short regions for N seconds and
 prints the team sizes it saw. Every scenario uses a daemon socket of its own in a fresh
@@ -8,7 +8,8 @@ folder (ALOE_DAEMON_SOCKET), so scenarios and test runs never meet. Waits are fo
 or states with a deadline, never fixed sleeps that decide a result: a slow machine is slower,
 not a failure. Exit status 0 when every check holds; each failure is printed.
 
-Scenarios: cli, share, fallback, run_daemon, daemon_dies, client_killed, top.
+Scenarios: cli, share, fallback, run_daemon, daemon_dies, client_killed, top, shrink_mid_loop,
+native_tasks (needs --native-tasks PATH).
 """
 import json
 import os
@@ -21,6 +22,11 @@ import time
 
 DEADLINE_S = 30
 ALOE, PROGRAM = sys.argv[1], sys.argv[2]
+NATIVE_TASKS = None  # --native-tasks PATH: the aloe-native task program (native_tasks.cpp)
+if "--native-tasks" in sys.argv:
+    at = sys.argv.index("--native-tasks")
+    NATIVE_TASKS = sys.argv[at + 1]
+    del sys.argv[at:at + 2]
 failures = []
 
 
@@ -146,6 +152,77 @@ def scenario_share():
         s.close()
 
 
+def scenario_shrink_mid_loop():
+    """A program inside one long dynamic loop (NPB EP's shape) gives a core back while the
+    loop runs: its second thread leaves after its chunk once a second program joins, instead
+    of at the loop's end (SCAF waited for the region to end)."""
+    s = Scene("shrink")
+    try:
+        s.aloe("daemon", "start", "--cores", "2", "--no-background-load")
+        e = dict(s.env, OMP_NUM_THREADS="2")
+        a = subprocess.Popen([ALOE, "run", "--summary", "none", "--", PROGRAM, "4", "long"], env=e,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = a.stdout.readline()
+        check(line.strip() == "running", f"the long loop started (got {line!r})")
+        wait_until(lambda: (st := s.status()) and len(st["clients"]) == 1, "the long loop's program to register")
+        joined_at = time.clock_gettime(time.CLOCK_MONOTONIC)
+        b = s.program(2, 2)
+        wait_until(lambda: (st := s.status()) and sorted(c["threads"] for c in st["clients"]) == [1, 1],
+                   "one core each")
+        out_b, _ = b.communicate(timeout=DEADLINE_S)
+        out_a, err_a = a.communicate(timeout=DEADLINE_S)
+        threads = {}
+        for l in out_a.splitlines():
+            if l.startswith("thread "):
+                t, rest = l[len("thread "):].split(":", 1)
+                threads[int(t)] = (int(rest.split()[0]), float(rest.rsplit(" ", 1)[1]))
+        ended = [float(l.split()[-1]) for l in out_a.splitlines() if l.startswith("ended at")]
+        check(len(threads) == 2 and ended, f"the long loop's report: {out_a} {err_a}")
+        if len(threads) == 2 and ended:
+            print(f"thread 1 left {threads[1][1] - joined_at:+.3f} s after the second program started; "
+                  f"the loop ended {ended[0] - joined_at:+.3f} s after it", flush=True)
+            check(threads[1][0] > 0, f"both threads worked before the second program came: {threads}")
+            check(threads[1][1] < joined_at + 1.0,
+                  f"thread 1 left the running loop within 1 s of the second program's start "
+                  f"(last iteration {threads[1][1] - joined_at:+.3f} s after it): {threads}")
+            check(threads[0][1] > joined_at + 1.5 and ended[0] > joined_at + 1.5,
+                  f"thread 0 went on with the loop alone: {threads}, ended {ended[0] - joined_at:+.3f} s")
+        check(team_sizes(out_b).get(1, 0) > 0, f"the second program ran on the core given back: {out_b}")
+    finally:
+        s.close()
+
+
+def scenario_native_tasks():
+    """An aloe-native task program (no aloe run) joins a daemon running when it starts, and its
+    task pool runs on the share it is given: one slot while an OpenMP program shares 2 cores."""
+    check(NATIVE_TASKS is not None, "--native-tasks names the task program")
+    if NATIVE_TASKS is None:
+        return
+    s = Scene("tasks")
+    try:
+        s.aloe("daemon", "start", "--cores", "2", "--no-background-load")
+        a = subprocess.Popen([NATIVE_TASKS, "4"], env=dict(s.env, ALOE_NUM_THREADS="2"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = a.stdout.readline()
+        check(line.strip() == "running", f"the task program started (got {line!r})")
+        st = wait_until(lambda: (st := s.status()) and len(st["clients"]) == 1 and st, "the task program to register")
+        if st:
+            c = st["clients"][0]
+            check(c["kind"].startswith("aloe") and c["own_threads"] == 2, f"a native client of 2 threads: {c}")
+        b = s.program(2, 2)
+        wait_until(lambda: (st := s.status()) and sorted(c["threads"] for c in st["clients"]) == [1, 1],
+                   "one core each")
+        b.communicate(timeout=DEADLINE_S)
+        out_a, err_a = a.communicate(timeout=DEADLINE_S)
+        line = [l for l in out_a.splitlines() if l.startswith("concurrency seen:")]
+        seen = {int(k): int(v) for k, v in (w.split(":") for w in line[-1].split()[2:])} if line else {}
+        check(seen.get(2, 0) > 0 and seen.get(1, 0) > 0,
+              f"the task pool ran 2 slots alone and 1 while sharing: {seen} {err_a}")
+        check(a.returncode == 0, f"the task program exits 0: {a.returncode} {err_a}")
+    finally:
+        s.close()
+
+
 def scenario_fallback():
     """No daemon: ALOE_DAEMON=on says so once and runs the program's own count; auto is silent."""
     s = Scene("fallback")
@@ -263,7 +340,8 @@ def scenario_top():
 
 
 SCENARIOS = {"cli": scenario_cli, "share": scenario_share, "fallback": scenario_fallback, "run_daemon": scenario_run_daemon,
-             "daemon_dies": scenario_daemon_dies, "client_killed": scenario_client_killed, "top": scenario_top}
+             "daemon_dies": scenario_daemon_dies, "client_killed": scenario_client_killed, "top": scenario_top,
+             "shrink_mid_loop": scenario_shrink_mid_loop, "native_tasks": scenario_native_tasks}
 
 if __name__ == "__main__":
     for name in sys.argv[3:] or SCENARIOS:

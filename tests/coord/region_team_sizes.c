@@ -3,7 +3,10 @@
  * through it the node daemon, chose (tests/coord/daemon_scenarios.py). A second argument
  * "announce" prints "running" once its first region ran (the scenarios wait for it); "log"
  * prints "size <n> at <t>" whenever the team size changes, t in seconds of CLOCK_MONOTONIC
- * (bench/coord/reaction_times.py). */
+ * (bench/coord/reaction_times.py). "long" runs instead one region with one dynamic loop for the
+ * given seconds, NPB EP's shape, and prints each thread's iterations and when it ran its last
+ * one: a daemon that lowers the count mid-loop makes the threads above it leave
+ * (daemon_scenarios.py, shrink_mid_loop). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +19,50 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* About 100 microseconds of work, or none once the loop's time is up (the loop then drains). */
+static void iteration(double end, volatile double* sink) {
+    const double t0 = now();
+    if (t0 > end) return;
+    double x = 0;
+    while (now() < t0 + 1e-4) x += 1e-9;
+    *sink += x;
+}
+
+static int one_long_loop(double seconds) {
+    enum { max_threads = 64 };
+    long count[max_threads] = {0};
+    double last[max_threads] = {0};
+    volatile double sink = 0;
+    const double end = now() + seconds;
+    const long n = (long)(seconds * 20000.0) + 1;
+    int threads = 0;
+#pragma omp parallel
+    {
+        const int t = omp_get_thread_num();
+#pragma omp master
+        {
+            threads = omp_get_num_threads();
+            printf("running\n");
+            fflush(stdout);
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long i = 0; i < n; ++i) {
+            iteration(end, &sink);
+            if (t < max_threads && now() <= end) {
+                ++count[t];
+                last[t] = now();
+            }
+        }
+    }
+    for (int t = 0; t < threads && t < max_threads; ++t)
+        printf("thread %d: %ld iterations, last at %.6f\n", t, count[t], last[t]);
+    printf("ended at %.6f\n", now());
+    return sink < 0;
+}
+
 int main(int argc, char** argv) {
     const double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+    if (argc > 2 && strcmp(argv[2], "long") == 0) return one_long_loop(seconds);
     long seen[65] = {0};
     volatile double sink = 0;
     const double end = now() + seconds;

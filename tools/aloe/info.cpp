@@ -6,6 +6,8 @@
 #include "commands.hpp"
 #include "daemon_status.hpp"
 
+#include "coord/instruction_counter.hpp"
+
 #include "runtime/config.hpp"
 #include "runtime/cpu_list.hpp"
 #include "runtime/json_text.hpp"
@@ -46,6 +48,13 @@ struct info_report {
     std::vector<rt::setting_row> settings;
 };
 
+// Which measure programs here would take their efficiency from (docs/daemon.md), in one clause.
+std::string efficiency_measures() {
+    const coord::instruction_probe probe = coord::probe_instructions(*coord::kernel_counter_source());
+    if (probe.available) return "efficiency from instruction counts (perf_event_open), serial samples as the baseline";
+    return "efficiency from serial samples (region time, loop progress): instruction counts unavailable, " + probe.reason;
+}
+
 info_report gather() {
     const rt::config& cfg = rt::current_config();
     const rt::topology& topo = rt::topology::machine();
@@ -67,11 +76,11 @@ info_report gather() {
                               "aloed at " + d->socket + " (pid " + std::to_string(d->daemon_pid) + "): " +
                                   std::to_string(d->node.cores) + " cores, policy " +
                                   std::string(coord::policy_name(d->node.policy)) + ", " +
-                                  std::to_string(d->node.clients) + " clients; efficiency from serial samples " +
-                                  "(region time, loop progress), no instruction counts",
+                                  std::to_string(d->node.clients) + " clients; " + efficiency_measures(),
                               ""});
         } else {
-            r.caps.push_back({"node daemon", false, problem, "programs run with their own thread count (docs/daemon.md)"});
+            r.caps.push_back({"node daemon", false, problem + "; with one, " + efficiency_measures(),
+                              "programs run with their own thread count (docs/daemon.md)"});
         }
     }
     r.team_size = rt::resolved_num_threads(cfg, topo.default_threads());

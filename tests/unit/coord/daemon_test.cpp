@@ -1,7 +1,8 @@
 // The daemon's table and server: allocations from reports (SCAF's worked example end to
 // end), limits and water-filling, oversubscription; then a real server on a socket in a
 // scratch folder, in a child process, with real connections: registration, refusals, status,
-// control, a client killed with SIGKILL, 100 processes at once, a second daemon refused.
+// control, lending within a job, a client killed with SIGKILL, 100 processes at once, a
+// second daemon refused.
 // No timing assertions: waits are bounded only so that a broken daemon fails instead of
 // hanging (the reaction times are measured in bench/coord).
 #include "coord/client_table.hpp"
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <poll.h>
@@ -30,6 +32,10 @@ using namespace aloe::coord;
 
 hello_message hello(pid_t pid, unsigned own, std::uint32_t flags = client_native) {
     return {pid, flags, own, make_text<48>("")};
+}
+
+hello_message hello_in_job(pid_t pid, unsigned own, const char* job) {
+    return {pid, client_native, own, make_text<48>(job)};
 }
 
 report_message report(double efficiency, unsigned threads, double seconds = 1.0) {
@@ -342,6 +348,70 @@ TEST_F(CoordServer, StatusControlAndSteering) {
     EXPECT_EQ(receive_message(a, 10'000).status, receive_status::closed);
     ::close(a);
     ::close(cli);
+}
+
+// Two ranks of one job (both connections of this process, as two ranks' would be): one
+// lends, the other borrows, the cores come back when the offer ends and when it is taken
+// back. Every step waits for a message, none for a time.
+TEST_F(CoordServer, RanksOfOneJobLendCoresUntilTheOfferEnds) {
+    start(8);
+    const int a = connect();
+    ASSERT_TRUE(send_message(a, hello_in_job(::getpid(), 8, "job-7")));
+    EXPECT_EQ(next_allocation(a).threads, 8u);
+    const int b = connect();
+    ASSERT_TRUE(send_message(b, hello_in_job(::getpid(), 8, "job-7")));
+    EXPECT_EQ(next_allocation(b).threads, 4u);
+    EXPECT_EQ(next_allocation(a).threads, 4u);
+    // b asks first: nobody lends yet, so the answer is its allocation as it was.
+    ASSERT_TRUE(send_message(b, request_message{3}));
+    EXPECT_EQ(next_allocation(b).threads, 4u);
+    // a lends 3 until it takes them back: b has them at once.
+    ASSERT_TRUE(send_message(a, offer_message{3, 0}));
+    EXPECT_EQ(next_allocation(a).threads, 1u);
+    EXPECT_EQ(next_allocation(b).threads, 7u);
+    const int cli = connect();
+    const auto entries = status(cli);
+    ASSERT_EQ(entries.size(), 2u);
+    EXPECT_EQ(entries[0].threads + entries[1].threads, 8u);
+    EXPECT_EQ(std::min(entries[0].threads, entries[1].threads), 1u);
+    // The same offer for 200 ms replaces it: nothing moves, a is answered with its 1 ...
+    ASSERT_TRUE(send_message(a, offer_message{3, 200}));
+    EXPECT_EQ(next_allocation(a).threads, 1u);
+    // ... and when it ends the cores come back, unasked.
+    EXPECT_EQ(next_allocation(a).threads, 4u);
+    EXPECT_EQ(next_allocation(b).threads, 4u);
+    // Lent again, then taken back by a request of 0.
+    ASSERT_TRUE(send_message(a, offer_message{2, 0}));
+    EXPECT_EQ(next_allocation(a).threads, 2u);
+    EXPECT_EQ(next_allocation(b).threads, 6u);
+    ASSERT_TRUE(send_message(a, request_message{0}));
+    EXPECT_EQ(next_allocation(a).threads, 4u);
+    EXPECT_EQ(next_allocation(b).threads, 4u);
+    // A lender that leaves takes its offer with it.
+    ASSERT_TRUE(send_message(a, offer_message{3, 0}));
+    EXPECT_EQ(next_allocation(a).threads, 1u);
+    EXPECT_EQ(next_allocation(b).threads, 7u);
+    ::close(a);
+    EXPECT_EQ(next_allocation(b).threads, 8u);
+    ::close(b);
+    ::close(cli);
+}
+
+TEST_F(CoordServer, LendingNeedsAHelloThatNamesAJob) {
+    start(2);
+    const int fd = connect();
+    ASSERT_TRUE(send_message(fd, offer_message{1, 0}));
+    auto m = next(fd);
+    ASSERT_TRUE(std::holds_alternative<error_message>(m));
+    EXPECT_EQ(std::get<error_message>(m).code, error_code::not_registered);
+    ASSERT_TRUE(send_message(fd, hello(::getpid(), 2)));
+    EXPECT_EQ(next_allocation(fd).threads, 2u);
+    ASSERT_TRUE(send_message(fd, request_message{1}));
+    m = next(fd);
+    ASSERT_TRUE(std::holds_alternative<error_message>(m));
+    EXPECT_EQ(std::get<error_message>(m).code, error_code::not_permitted);
+    EXPECT_NE(text_of(std::get<error_message>(m).text).find("no job"), std::string_view::npos);
+    ::close(fd);
 }
 
 TEST_F(CoordServer, ASecondDaemonOnTheSameSocketIsRefused) {

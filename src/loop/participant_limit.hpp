@@ -1,0 +1,51 @@
+// How many participants of a loop that is already running may go on taking chunks: the node
+// daemon's allocation applied inside a loop, not only at the next one (issue 18; SCAF could
+// only wait for the region to end, and needed timeouts for NPB EP-like programs).
+//
+// The daemon's client (coord/daemon_client) sets the limit when an allocation arrives and
+// lifts it when the daemon goes away. Every participant checks it before each dynamic chunk
+// (loop_driver.hpp): one with id >= limit stops there, after the chunk it ran, and its
+// thread goes back to wait (the team's, or OpenMP's barrier) and frees its core. Nothing is
+// lost: what it would have taken stays in the shared counter or in its queue, from which the
+// others take or steal (every schedule's dynamic part can be drained by any participant);
+// its static part, owned by it alone, it finishes first. Participant 0 (the loop's caller)
+// never leaves, so a loop always ends; it calls the refresh hook instead, which lets the
+// client read the daemon's socket during a long loop (a clock read; a drain each 10 ms).
+//
+// Cost with no daemon: a relaxed load of one read-mostly word per dynamic chunk (and of the
+// hook's pointer on participant 0).
+//
+// Issue 19 adds the other direction (a borrowed worker joining a running loop).
+#pragma once
+
+#include <atomic>
+#include <climits>
+
+namespace aloe::loop {
+
+namespace participant_limit_detail {
+extern constinit std::atomic<int> limit;                   // INT_MAX: none
+extern constinit std::atomic<void (*)() noexcept> refresh;  // nullptr: none
+}  // namespace participant_limit_detail
+
+/// From now on participants with id >= n of every running and later loop stop taking
+/// dynamic chunks (n < 1 counts as 1: the caller always runs).
+void limit_participants(int n) noexcept;
+/// Lifts the limit (no daemon any more).
+void lift_participant_limit() noexcept;
+/// The limit now (INT_MAX: none).
+int participant_limit() noexcept;
+/// The function participant 0 calls before each dynamic chunk while one is set (nullptr:
+/// none). It must be cheap and must not wait.
+void set_participant_limit_refresh(void (*fn)() noexcept) noexcept;
+
+/// Whether participant `id` must stop taking chunks now (participant 0 refreshes instead).
+inline bool must_leave(int id) noexcept {
+    if (id == 0) {
+        if (void (*fn)() noexcept = participant_limit_detail::refresh.load(std::memory_order_relaxed)) fn();
+        return false;
+    }
+    return id >= participant_limit_detail::limit.load(std::memory_order_relaxed);
+}
+
+}  // namespace aloe::loop

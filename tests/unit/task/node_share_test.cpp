@@ -1,0 +1,102 @@
+// The task pool follows the node's share of threads (runtime/thread_share.hpp): a source
+// that answers 1 keeps every task on the thread that waits; removed, the team runs them
+// again; a share never raises the program's own limit (set_task_concurrency).
+#include "runtime/thread_share.hpp"
+
+#include <aloe/task.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace aloe {
+namespace {
+
+std::atomic<unsigned> answer{1};
+std::atomic<unsigned> asked_own{0};
+std::atomic<int> asked{0};
+
+unsigned fake_share(unsigned own) noexcept {
+    asked_own.store(own);
+    asked.fetch_add(1);
+    return answer.load();
+}
+
+// Runs n tasks from this thread and waits; returns the threads that ran them.
+std::set<std::thread::id> run_tasks(int n) {
+    std::mutex m;
+    std::set<std::thread::id> ran_on;
+    task_group g;
+    for (int i = 0; i < n; ++i)
+        g.run([&] {
+            volatile double x = 0;
+            for (int k = 0; k < 2000; ++k) x = x + 1e-9;
+            std::lock_guard lock(m);
+            ran_on.insert(std::this_thread::get_id());
+        });
+    g.wait();
+    return ran_on;
+}
+
+class TaskNodeShare : public ::testing::Test {
+protected:
+    void TearDown() override {
+        runtime::set_thread_share_source(nullptr);
+        run_tasks(1);  // a wait with no source: the pool back to its own count
+        set_task_concurrency(0);
+    }
+};
+
+TEST_F(TaskNodeShare, AShareOfOneKeepsTasksOnTheWaitingThread) {
+    const int team = task_concurrency();
+    ASSERT_GE(team, 2) << "ALOE_NUM_THREADS=4 gives the pool four slots";
+    answer.store(1);
+    asked.store(0);
+    runtime::set_thread_share_source(&fake_share);
+    run_tasks(1);  // the first wait applies the share
+    EXPECT_GT(asked.load(), 0) << "a waiting thread asks the source";
+    EXPECT_EQ(asked_own.load(), static_cast<unsigned>(team)) << "it asks with the pool's own count";
+    EXPECT_EQ(task_concurrency(), 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // workers leave their loop
+    const auto ran_on = run_tasks(500);
+    EXPECT_EQ(ran_on, std::set<std::thread::id>{std::this_thread::get_id()}) << "no worker ran a task";
+
+    runtime::set_thread_share_source(nullptr);
+    run_tasks(1);
+    EXPECT_EQ(task_concurrency(), team) << "without a source the pool runs its own count again";
+}
+
+TEST_F(TaskNodeShare, AShareNeverRaisesTheProgramsOwnLimit) {
+    const int team = task_concurrency();
+    set_task_concurrency(2);
+    answer.store(64);  // more than the pool has: clamped to its own count
+    runtime::set_thread_share_source(&fake_share);
+    run_tasks(1);
+    EXPECT_EQ(task_concurrency(), 2);
+    answer.store(1);
+    run_tasks(1);
+    EXPECT_EQ(task_concurrency(), 1) << "the lower of the two";
+    set_task_concurrency(0);
+    EXPECT_EQ(task_concurrency(), 1) << "lifting the program's limit leaves the node's";
+    answer.store(3);
+    run_tasks(1);
+    EXPECT_EQ(task_concurrency(), std::min(team, 3));
+}
+
+TEST(RuntimeThreadShare, ClampedBetweenOneAndOwn) {
+    answer.store(0);
+    runtime::set_thread_share_source(&fake_share);
+    EXPECT_EQ(runtime::thread_share(4), 1u);
+    answer.store(9);
+    EXPECT_EQ(runtime::thread_share(4), 4u);
+    answer.store(3);
+    EXPECT_EQ(runtime::thread_share(4), 3u);
+    runtime::set_thread_share_source(nullptr);
+    EXPECT_EQ(runtime::thread_share(4), 4u);
+}
+
+}  // namespace
+}  // namespace aloe
