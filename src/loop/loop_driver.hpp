@@ -136,7 +136,8 @@ inline void run_participant(S& s, participant& p, Body&& body) noexcept {
     }
     p.account.static_end = runtime::now_ticks();
     std::uint64_t dynamic_iterations = 0, chunks = 0, steals = 0;
-    for (take t; !must_leave(p.cursor.id) && (t = s.next_dynamic(p.cursor, c)) != take::none;) {
+    const int id = p.cursor.id;  // in a register: the body may write memory
+    for (take t; !must_leave(id) && (t = s.next_dynamic(p.cursor, c)) != take::none;) {
         body(c);
         dynamic_iterations += c.end - c.begin;
         ++chunks;
