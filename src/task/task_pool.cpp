@@ -439,6 +439,7 @@ void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) 
     runtime::worker_team::job_scope in_job(team_);
     runtime::ticks idle_since = 0;
     runtime::ticks recent = enter;  // a reading still good as "now" (see execute)
+    if (outermost) follow_node_share();  // before a task runs here, and at every round below
     while (!done(ctx)) {
         if (outermost) follow_node_share();
         if (may_run) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -41,12 +42,25 @@ std::set<std::thread::id> run_tasks(int n) {
     return ran_on;
 }
 
+// A wait that surely reaches the scheduler: its one task ends only once the source was
+// asked (a group already finished when wait() is called never asks), or after 10 s.
+void wait_until_asked() {
+    const int before = asked.load();
+    task_group g;
+    g.run([before] {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (asked.load() == before && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    });
+    g.wait();
+}
+
 class TaskNodeShare : public ::testing::Test {
 protected:
     void TearDown() override {
         runtime::set_thread_share_source(nullptr);
-        run_tasks(1);  // a wait with no source: the pool back to its own count
         set_task_concurrency(0);
+        // Waits that reach the scheduler with no source put the pool back to its own count.
+        for (int i = 0; i < 20; ++i) run_tasks(64);
     }
 };
 
@@ -56,7 +70,7 @@ TEST_F(TaskNodeShare, AShareOfOneKeepsTasksOnTheWaitingThread) {
     answer.store(1);
     asked.store(0);
     runtime::set_thread_share_source(&fake_share);
-    run_tasks(1);  // the first wait applies the share
+    wait_until_asked();  // the first wait applies the share
     EXPECT_GT(asked.load(), 0) << "a waiting thread asks the source";
     EXPECT_EQ(asked_own.load(), static_cast<unsigned>(team)) << "it asks with the pool's own count";
     EXPECT_EQ(task_concurrency(), 1);
@@ -64,8 +78,9 @@ TEST_F(TaskNodeShare, AShareOfOneKeepsTasksOnTheWaitingThread) {
     const auto ran_on = run_tasks(500);
     EXPECT_EQ(ran_on, std::set<std::thread::id>{std::this_thread::get_id()}) << "no worker ran a task";
 
+    // Without a source: the next wait that reaches the scheduler restores the own count.
     runtime::set_thread_share_source(nullptr);
-    run_tasks(1);
+    for (int i = 0; i < 100 && task_concurrency() != team; ++i) run_tasks(64);
     EXPECT_EQ(task_concurrency(), team) << "without a source the pool runs its own count again";
 }
 
@@ -74,15 +89,15 @@ TEST_F(TaskNodeShare, AShareNeverRaisesTheProgramsOwnLimit) {
     set_task_concurrency(2);
     answer.store(64);  // more than the pool has: clamped to its own count
     runtime::set_thread_share_source(&fake_share);
-    run_tasks(1);
+    wait_until_asked();
     EXPECT_EQ(task_concurrency(), 2);
     answer.store(1);
-    run_tasks(1);
+    wait_until_asked();
     EXPECT_EQ(task_concurrency(), 1) << "the lower of the two";
     set_task_concurrency(0);
     EXPECT_EQ(task_concurrency(), 1) << "lifting the program's limit leaves the node's";
     answer.store(3);
-    run_tasks(1);
+    wait_until_asked();
     EXPECT_EQ(task_concurrency(), std::min(team, 3));
 }
 
