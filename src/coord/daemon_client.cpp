@@ -227,7 +227,7 @@ void daemon_client::impl::refresh_in_loop() noexcept {
     const std::int64_t now = now_ns();
     if (now < i->next_poll.load(std::memory_order_relaxed)) return;
     std::unique_lock lock(i->mutex, std::try_to_lock);
-    if (!lock.owns_lock()) return;
+    if (!lock.owns_lock() || i->fd < 0) return;  // never dial (connect, hello) from inside a loop
     i->next_poll.store(now + poll_every_ns, std::memory_order_relaxed);
     try {
         i->poll(i->last_own.load(std::memory_order_relaxed));
@@ -265,10 +265,10 @@ bool daemon_client::report(const report_message& r) {
 void daemon_client::mark_not_malleable() {
     impl& i = *impl_;
     if (i.not_malleable.exchange(true, std::memory_order_relaxed)) return;
-    loop::lift_participant_limit();
     // Said at once to a daemon already joined (a report that measures nothing), so that it
     // confines the process from its next rebalance on; a later hello carries the flag.
     std::lock_guard lock(i.mutex);
+    loop::lift_participant_limit();  // under the lock: drain() sets it under the lock too
     if (i.fd < 0) return;
     report_message r;
     r.threads = std::clamp(i.allocation.load(std::memory_order_relaxed), 1u, max_threads);

@@ -213,11 +213,13 @@ void task_pool::apply_limits() noexcept {
 
 void task_pool::follow_node_share() noexcept {
     // Workers above the share stop before their next task (worker_session checks the limit);
-    // a larger share lets them run again from the next spawn's wake-up.
+    // a larger share wakes one, which passes the wake-up on while work is queued.
     const int share = static_cast<int>(runtime::thread_share(static_cast<unsigned>(slot_count_)));
-    if (share == node_share_.load(std::memory_order_relaxed)) return;
+    const int before = node_share_.load(std::memory_order_relaxed);
+    if (share == before) return;
     node_share_.store(share, std::memory_order_relaxed);
     apply_limits();
+    if (share > before && queued()) wake_someone();  // queued work need not wait for a spawn
 }
 
 // --- finding work ----------------------------------------------------------------------------
@@ -419,10 +421,12 @@ void task_pool::worker_session(int worker) noexcept {
 void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) noexcept {
     thread_state& ts = this_thread();
     const int s = slot_of_this_thread(ts);
-    // Too little stack left to run another task's frames: only wait.
+    // Too little stack left to run another task's frames: only wait. The concurrency limit
+    // does not stop a thread that waits: it holds its core anyway, and a worker inside a
+    // loop body that waits for its own tasks must run them when the limit (the node's
+    // share, or set_task_concurrency) drops below its slot: no one else would.
     char here;
-    const bool may_run = (ts.stack_floor == 0 || reinterpret_cast<std::uintptr_t>(&here) > ts.stack_floor) &&
-                         (s <= 0 || s < limit_.load(std::memory_order_relaxed));
+    const bool may_run = ts.stack_floor == 0 || reinterpret_cast<std::uintptr_t>(&here) > ts.stack_floor;
     const bool counting = counting_.load(std::memory_order_relaxed);
     const runtime::ticks enter = counting ? runtime::now_ticks() : 0;
     if (counting && ts.task_depth > 0) counters_.cumulative.add(ns(enter - ts.phase_start));  // its phase ends

@@ -3,12 +3,15 @@
 // again; a share never raises the program's own limit (set_task_concurrency).
 #include "runtime/thread_share.hpp"
 
+#include <aloe/parallel_for.hpp>
 #include <aloe/task.hpp>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <future>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -99,6 +102,29 @@ TEST_F(TaskNodeShare, AShareNeverRaisesTheProgramsOwnLimit) {
     answer.store(3);
     wait_until_asked();
     EXPECT_EQ(task_concurrency(), std::min(team, 3));
+}
+
+// A worker that waits for its own tasks inside a loop body runs them when the share drops
+// below its slot: nobody else would (this hung for good before, found in review).
+TEST_F(TaskNodeShare, AWorkerWaitingInALoopBodyRunsItsOwnTasksUnderAShareOfOne) {
+    answer.store(1);
+    runtime::set_thread_share_source(&fake_share);
+    wait_until_asked();
+    ASSERT_EQ(task_concurrency(), 1);
+    auto done = std::async(std::launch::async, [] {
+        std::atomic<int> ran{0};
+        aloe::parallel_for(0, 64, [&](std::int64_t) {
+            task_group g;
+            for (int i = 0; i < 8; ++i) g.run([&] { ran.fetch_add(1); });
+            g.wait();
+        });
+        return ran.load();
+    });
+    if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+        ADD_FAILURE() << "a loop body's task_group::wait hangs under a share of 1";
+        std::_Exit(1);  // the hung threads cannot be joined
+    }
+    EXPECT_EQ(done.get(), 64 * 8);
 }
 
 TEST(RuntimeThreadShare, ClampedBetweenOneAndOwn) {
