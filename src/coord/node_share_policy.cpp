@@ -27,6 +27,7 @@
 #include "coord/efficiency_meter.hpp"
 #include "coord/instruction_counter.hpp"
 #include "coord/node_share_policy.hpp"
+#include "loop/participant_limit.hpp"
 #include "loop/policy_chain.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/config.hpp"
@@ -74,6 +75,7 @@ private:
     bool acting_ = false;
     bool sampling_ = false;
     int last_ = 0;
+    unsigned limit_changes_ = 0;  // participant_limit_changes() at plan
     site_efficiency efficiency_;
     site_instruction_rates rates_;
     std::optional<instruction_measure::start> counted_;  // this run's counter reading
@@ -112,6 +114,7 @@ void node_share_link::plan(std::uint64_t, loop::loop_plan& p) {
     daemon_client& c = client();
     const unsigned own = static_cast<unsigned>(std::max(p.threads, 1));
     const unsigned allowed = c.threads(own);
+    limit_changes_ = loop::participant_limit_changes();
     acting_ = c.allocated();
     if (allowed < own) p.threads = static_cast<int>(std::max(allowed, 1u));
     // A serial sample only while another program shares the node (alone, efficiency
@@ -133,6 +136,9 @@ void node_share_link::plan(std::uint64_t, loop::loop_plan& p) {
 void node_share_link::observe(const loop::loop_outcome& outcome) {
     daemon_client& c = client();
     if (!c.connected() || outcome.join <= outcome.fork) return;
+    // Participants left this run half-way (the share moved while it ran): its time belongs to
+    // no one thread count, so it is not reported.
+    if (loop::participant_limit_changes() != limit_changes_) return;
     const double seconds = static_cast<double>(runtime::ticks_to_ns(outcome.join - outcome.fork)) * 1e-9;
     // Work per iteration where it is counted (a site's runs may differ in length: a loop's
     // count, a region's worksharing loops, e.g. a multigrid level), else per run.

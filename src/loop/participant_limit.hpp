@@ -26,6 +26,7 @@ namespace aloe::loop {
 namespace participant_limit_detail {
 extern constinit std::atomic<int> limit;                   // INT_MAX: none
 extern constinit std::atomic<void (*)() noexcept> refresh;  // nullptr: none
+extern constinit std::atomic<unsigned> changes;            // bumped by every set or lift
 }  // namespace participant_limit_detail
 
 /// From now on participants with id >= n of every running and later loop stop taking
@@ -35,6 +36,12 @@ void limit_participants(int n) noexcept;
 void lift_participant_limit() noexcept;
 /// The limit now (INT_MAX: none).
 int participant_limit() noexcept;
+/// How many times the limit was set or lifted: a run that saw it move between its plan and
+/// its end may have lost participants half-way, so its time says nothing about its thread
+/// count (the node-share link does not report such a run).
+inline unsigned participant_limit_changes() noexcept {
+    return participant_limit_detail::changes.load(std::memory_order_relaxed);
+}
 /// The function participant 0 calls before each dynamic chunk while one is set (nullptr:
 /// none). It must be cheap and must not wait.
 void set_participant_limit_refresh(void (*fn)() noexcept) noexcept;

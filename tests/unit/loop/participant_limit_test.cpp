@@ -92,6 +92,20 @@ TEST_F(LoopParticipantLimit, LimitBelowOneStillLetsTheCallerRun) {
     EXPECT_TRUE(must_leave(7));
 }
 
+// A run's reader learns whether the limit moved while it ran: each real change counts once.
+TEST_F(LoopParticipantLimit, ChangesAreCountedOncePerRealChange) {
+    const unsigned before = participant_limit_changes();
+    limit_participants(2);
+    limit_participants(2);  // the same value: no change
+    EXPECT_EQ(participant_limit_changes(), before + 1);
+    limit_participants(0);
+    limit_participants(1);  // 0 counts as 1: no change
+    EXPECT_EQ(participant_limit_changes(), before + 2);
+    lift_participant_limit();
+    lift_participant_limit();
+    EXPECT_EQ(participant_limit_changes(), before + 3);
+}
+
 // A limit set before the loop: participants at or over it run their static part only.
 TEST_F(LoopParticipantLimit, OverTheLimitRunsItsStaticPartOnly) {
     aloe::team t(4);
