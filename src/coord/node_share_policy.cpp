@@ -136,9 +136,6 @@ void node_share_link::plan(std::uint64_t, loop::loop_plan& p) {
 void node_share_link::observe(const loop::loop_outcome& outcome) {
     daemon_client& c = client();
     if (!c.connected() || outcome.join <= outcome.fork) return;
-    // Participants left this run half-way (the share moved while it ran): its time belongs to
-    // no one thread count, so it is not reported.
-    if (loop::participant_limit_changes() != limit_changes_) return;
     const double seconds = static_cast<double>(runtime::ticks_to_ns(outcome.join - outcome.fork)) * 1e-9;
     // Work per iteration where it is counted (a site's runs may differ in length: a loop's
     // count, a region's worksharing loops, e.g. a multigrid level), else per run.
@@ -148,7 +145,13 @@ void node_share_link::observe(const loop::loop_outcome& outcome) {
     const unsigned threads = loop && !outcome.records.empty() ? static_cast<unsigned>(outcome.records.size())
                                                                : static_cast<unsigned>(std::max(last_, 1));
     const double now = monotonic_seconds();
-    if (sampling_) process_meter().sampled(seconds);
+    if (sampling_) process_meter().sampled(seconds);  // its cost counts whatever happened
+    // Participants left this run half-way (the share moved while it ran): its time belongs to
+    // no one thread count, so it measures nothing.
+    if (loop::participant_limit_changes() != limit_changes_) {
+        counted_.reset();
+        return;
+    }
     std::optional<double> e = efficiency_.observe(threads, units, seconds, now);
     efficiency_measure measure = counted ? efficiency_measure::loop_progress : efficiency_measure::region_time;
     if (process_instruction_measure().now() == instruction_measure::state::available) {
