@@ -295,8 +295,10 @@ void harness::start() {
     if (bind_ == "close" && openmp) wanted = {{"OMP_PROC_BIND", "close"}, {"OMP_PLACES", "cores"}};
     else wanted = {{"OMP_PROC_BIND", "false"}, {"OMP_PLACES", ""}};
     wanted.emplace_back("ALOE_PROC_BIND", bind_ == "close" ? "close" : "none");
-    // A task workload's aloe tasks run on the process team, which takes its size from here.
-    if (tasks_ && runtime_ == runtime_kind::aloe) wanted.emplace_back("ALOE_NUM_THREADS", std::to_string(threads_));
+    // aloe runs on the process team, which takes its size from here: a task workload's tasks
+    // run there, and only that team carries spare workers for cores other ranks of an MPI
+    // job lend (runtime/borrowed_cores.hpp).
+    if (runtime_ == runtime_kind::aloe) wanted.emplace_back("ALOE_NUM_THREADS", std::to_string(threads_));
     std::vector<std::string> words{flags_.program()};
     words.insert(words.end(), flags_.words().begin(), flags_.words().end());
     ensure_environment(wanted, runtime_ == runtime_kind::libomp, words);
@@ -319,16 +321,10 @@ void harness::start() {
 
     switch (runtime_) {
     case runtime_kind::aloe:
-        if (tasks_) {
-            team_ = &aloe::team::global();  // started here, outside the timed steps
-            if (team_->size() != threads_)
-                throw std::runtime_error("the process team has " + std::to_string(team_->size()) +
-                                         " workers, not --threads " + std::to_string(threads_) +
-                                         " (ALOE_NUM_THREADS overridden?)");
-        } else {
-            own_team_ = std::make_unique<aloe::team>(threads_);
-            team_ = own_team_.get();
-        }
+        team_ = &aloe::team::global();  // started here, outside the timed steps
+        if (team_->size() != threads_)
+            throw std::runtime_error("the process team has " + std::to_string(team_->size()) + " workers, not --threads " +
+                                     std::to_string(threads_) + " (ALOE_NUM_THREADS overridden?)");
         break;
     case runtime_kind::libgomp:
     case runtime_kind::libomp: {

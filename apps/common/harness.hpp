@@ -280,7 +280,6 @@ private:
     std::optional<background_options> background_opts_;
     std::vector<int> cpus_;  // CPU of thread i (pinned runs)
 
-    std::unique_ptr<aloe::team> own_team_;  // a loop workload's team of --threads workers
     aloe::team* team_ = nullptr;             // the loops' team: that one, or the process team
     std::unique_ptr<tbb::task_scheduler_handle> tbb_handle_;  // to join oneTBB's workers at the end
     std::unique_ptr<tbb::global_control> tbb_limit_;

@@ -9,6 +9,9 @@
 //   overlap  a dedicated communication thread (communication_thread.hpp) does the exchange
 //            while the team sweeps the points that need no halo; the points next to a
 //            neighbour are swept once both are done (MPI_THREAD_SERIALIZED).
+// --regions-per-step K cuts each of those loops into K loops over consecutive slabs of its
+// planes, so a step opens K parallel regions per loop before its MPI call; every plane is
+// swept as before, so the result does not change.
 // Each point's update is jacobi3d's, so for every rank count, decomposition, mode, runtime
 // and schedule the grid is bit-identical to a serial sweep; the checksum is taken on rank 0
 // over the gathered grid in global order, so it is jacobi3d's checksum for the same grid and
@@ -94,6 +97,18 @@ overlap_split split_for_overlap(const block_layout& l, const std::array<int, 6>&
     return s;
 }
 
+/// Runs body(p) for p in [0, n) as `regions` loops of one site over consecutive slabs (the
+/// first n % regions get one more). A slab without a plane (more slabs than planes) runs no
+/// loop: an empty loop is no region on aloe, and would only add a costs entry of 0 iterations.
+template <class Body>
+void slabbed_for(aloe_apps::harness& h, const char* site, std::int64_t n, std::int64_t regions, const Body& body) {
+    for (std::int64_t r = 0; r < regions; ++r) {
+        const std::int64_t lo = r * (n / regions) + std::min(r, n % regions);
+        const std::int64_t size = n / regions + (r < n % regions ? 1 : 0);
+        if (size > 0) h.parallel_for(site, size, [&body, lo](std::int64_t p) { body(lo + p); });
+    }
+}
+
 /// The ranks whose flag is set, as a JSON array.
 std::string chosen_ranks_json(const std::vector<bool>& chosen) {
     aloe_apps::json_writer j;
@@ -123,6 +138,9 @@ void run(aloe_apps::harness& h, mpi_job& job) {
         f.text("--background-ranks", "all", "ranks that run the --background child: all, or e.g. 0,2-3");
     const std::string comm_cpu =
         f.text("--comm-cpu", "any", "overlap mode: the CPU of the communication thread, or any of the rank's CPUs");
+    const std::int64_t regions = f.integer("--regions-per-step", 1,
+                                           "cut each loop of a step into this many loops (parallel regions) over "
+                                           "consecutive slabs of its planes, 1 to 1000");
 
     if (global.x < 3 || global.y < 3 || global.z < 3)
         throw usage_error("flags --n, --nx, --ny, --nz: each must be at least 3 (one interior point), not " +
@@ -133,6 +151,8 @@ void run(aloe_apps::harness& h, mpi_job& job) {
     (void)parse_process_grid(decomp);  // the form now; the rank count once MPI runs
     if (mode != "thread0" && mode != "overlap") throw usage_error("--mode '" + mode + "': expected thread0 or overlap");
     const heavy_rank heavy = parse_heavy_rank(heavy_text);
+    if (regions < 1 || regions > 1000)
+        throw usage_error("--regions-per-step " + std::to_string(regions) + ": expected 1 to 1000");
     const bool overlap = mode == "overlap";
     h.default_steps(50, 3);
 
@@ -174,6 +194,7 @@ void run(aloe_apps::harness& h, mpi_job& job) {
     h.param("ranks", job.size());
     h.param("decomposition", decomp);
     h.param("mode", mode);
+    h.param("regions_per_step", regions);
 
     std::vector<double> cur = initial_block(lay);
     std::vector<double> next = cur;  // both hold the fixed boundary, which no sweep writes
@@ -206,7 +227,7 @@ void run(aloe_apps::harness& h, mpi_job& job) {
             const double t1 = now_s();
             halo.wait();
             const double t2 = now_s();
-            h.parallel_for("jacobi3d-mpi/planes", planes.hi - planes.lo, [&](std::int64_t p) {
+            slabbed_for(h, "jacobi3d-mpi/planes", planes.hi - planes.lo, regions, [&](std::int64_t p) {
                 plane_residual[static_cast<std::size_t>(p)] = sweep_box(lay, in, out, planes.lo + p, whole);
             });
             const double t3 = now_s();
@@ -223,7 +244,8 @@ void run(aloe_apps::harness& h, mpi_job& job) {
                 halo_s = now_s() - c0;
             });
             if (!inner_residual.empty()) {
-                h.parallel_for("jacobi3d-mpi/interior", split.inner_z.hi - split.inner_z.lo, [&](std::int64_t p) {
+                const std::int64_t inner_planes = split.inner_z.hi - split.inner_z.lo;
+                slabbed_for(h, "jacobi3d-mpi/interior", inner_planes, regions, [&](std::int64_t p) {
                     inner_residual[static_cast<std::size_t>(p)] = sweep_box(lay, in, out, split.inner_z.lo + p, split.inner);
                 });
             }
@@ -231,7 +253,8 @@ void run(aloe_apps::harness& h, mpi_job& job) {
             comm->wait();
             const double t2 = now_s();
             if (!shell_residual.empty()) {
-                h.parallel_for("jacobi3d-mpi/boundary", static_cast<std::int64_t>(split.shell.size()), [&](std::int64_t p) {
+                const auto shell_planes = static_cast<std::int64_t>(split.shell.size());
+                slabbed_for(h, "jacobi3d-mpi/boundary", shell_planes, regions, [&](std::int64_t p) {
                     const shell_plane& sp = split.shell[static_cast<std::size_t>(p)];
                     double r = 0;
                     for (const plane_box& b : sp.boxes) r = std::max(r, sweep_box(lay, in, out, sp.k, b));

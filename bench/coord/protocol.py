@@ -13,13 +13,14 @@ import os
 import socket
 import struct
 
-MAGIC, VERSION = 0x454F4C41, 1      # "ALOE" read as a little-endian uint32; protocol_version
+MAGIC, VERSION = 0x454F4C41, 2      # "ALOE" read as a little-endian uint32; protocol_version
 HELLO, ALLOCATION = 1, 64           # message_kind
 CLIENT_NATIVE = 1 << 2              # client_native: an aloe-native program (hello flags)
 
 HEADER = struct.Struct("=IHHII")              # magic, version, kind, size, sequence
 HELLO_BODY = struct.Struct("=iII48s")         # pid, flags, own_threads, job (NUL-padded)
-ALLOCATION_BODY = struct.Struct("=IIIHH")     # threads, clients, available, policy, flags
+ALLOCATION_BODY = struct.Struct("=IIIHHIIIIQ")  # threads, clients, available, policy, flags,
+                                                # share, lent, borrowed, cpu_base, cpu_mask
 
 
 def hello(own_threads: int, *, pid: int | None = None, flags: int = CLIENT_NATIVE,

@@ -25,6 +25,11 @@ namespace runtime { class worker_team; }
 /// size() still says the size it was made with), and destroying it there leaves its thread
 /// handles behind instead of joining threads that do not exist. A child that calls fork()
 /// inside a loop body must exec or _exit before that body returns (else fatal F013).
+class team;
+namespace detail {
+team* make_process_team_object();  // the runtime's: the process team, spares included
+}
+
 class ALOE_API team {
 public:
     /// A team of `threads` workers (>= 1); throws aloe::error otherwise. Cost: starts
@@ -46,6 +51,11 @@ public:
     runtime::worker_team& workers() noexcept { return *workers_; }
 
 private:
+    // The process team: `threads` of the program's own plus `spare` workers for cores that
+    // other ranks of its MPI job lend it (not counted in size()).
+    team(int threads, int spare);
+    friend team* detail::make_process_team_object();
+
     std::unique_ptr<runtime::worker_team> workers_;
 };
 

@@ -3,6 +3,7 @@
 #include "coord/speedup_model.hpp"
 
 #include <algorithm>
+#include <sched.h>
 
 namespace aloe::coord {
 namespace {
@@ -10,10 +11,26 @@ namespace {
 // Reports covering less parallel time than this say more about the timer than the program.
 constexpr double least_parallel_seconds = 1e-3;
 
+std::vector<int> affinity_of(pid_t pid) {
+    std::vector<int> cpus;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(pid, sizeof set, &set) != 0) return cpus;  // gone: names nothing
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    return cpus;
+}
+
+bool same_allocation(const allocation_message& a, const allocation_message& b) {
+    return a.threads == b.threads && a.share == b.share && a.lent == b.lent && a.borrowed == b.borrowed &&
+           a.cpu_base == b.cpu_base && a.cpu_mask == b.cpu_mask;
+}
+
 }  // namespace
 
 client_table::client_table(unsigned cores, policy_id policy, unsigned chunk)
-    : cores_(std::max(cores, 1u)), available_(std::max(cores, 1u)), chunk_(std::max(chunk, 1u)), policy_(policy) {}
+    : cpus_of_(&affinity_of), cores_(std::max(cores, 1u)), available_(std::max(cores, 1u)), chunk_(std::max(chunk, 1u)),
+      policy_(policy) {}
 
 client_record& client_table::add(int connection, pid_t pid, uid_t uid, const hello_message& hello,
                                  std::string name, double now) {
@@ -71,6 +88,7 @@ client_record* client_table::find_pid(pid_t pid) {
 
 void client_table::offer(client_record& c, const offer_message& m, double now) {
     c.offered = m.cores;
+    c.offered_whole = (m.flags & offer_whole) != 0;
     c.offer_ends = m.milliseconds > 0 ? now + m.milliseconds / 1000.0 : offer_no_end;
     c.requested = 0;
 }
@@ -78,6 +96,7 @@ void client_table::offer(client_record& c, const offer_message& m, double now) {
 void client_table::request(client_record& c, const request_message& m) {
     c.requested = m.cores;
     c.offered = 0;
+    c.offered_whole = false;
     c.offer_ends = offer_no_end;
 }
 
@@ -86,6 +105,7 @@ bool client_table::expire(double now) {
     for (auto& c : clients_)
         if (c.offered > 0 && now >= c.offer_ends) {
             c.offered = 0;
+            c.offered_whole = false;
             c.offer_ends = offer_no_end;
             any = true;
         }
@@ -116,20 +136,56 @@ std::vector<allocation_update> client_table::rebalance(bool everyone, double now
     for (std::size_t i = 0; i < clients_.size(); ++i) {
         client_record& c = clients_[i];
         c.share = std::max(result.threads[i], 1u);
-        lending.push_back({c.pid, c.uid, c.job, c.share, views[i].limit, c.offered, c.offer_ends, c.requested});
+        // A request names what the rank can run beyond its share (its spare workers for
+        // borrowed cores, runtime/borrowed_cores.hpp): more than its own count, never more
+        // than the user's cap.
+        lending.push_back({c.pid, c.uid, c.job, c.share, c.cap, c.offered, c.offer_ends, c.requested, c.offered_whole});
     }
     const lending_result lent = lend_cores(lending, now);
-    std::vector<allocation_update> changed;
     for (std::size_t i = 0; i < clients_.size(); ++i) {
         client_record& c = clients_[i];
         c.lent = lent.lent[i];
         c.borrowed = lent.borrowed[i];
         c.allocated = std::max(lent.threads[i], 1u);
-        if (!everyone && c.allocated == c.sent) continue;
-        c.sent = c.allocated;
-        changed.push_back({c.connection, allocation_for(c)});
+    }
+    name_borrowed_cpus(lent);
+    std::vector<allocation_update> changed;
+    for (client_record& c : clients_) {
+        const allocation_message m = allocation_for(c);
+        if (!everyone && same_allocation(m, c.sent)) continue;
+        c.sent = m;
+        changed.push_back({c.connection, m});
     }
     return changed;
+}
+
+// A borrower's extra threads should run on its lenders' cores, not on its own (a rank bound
+// to one core would otherwise stack them there): each transfer names that many of the
+// lender's CPUs that the borrower may not already use and no other borrower got this round.
+// Unbound ranks (every CPU in every mask) name none: the kernel places those threads.
+void client_table::name_borrowed_cpus(const lending_result& lent) {
+    for (client_record& c : clients_) c.borrowed_cpus.clear();
+    if (lent.transfers.empty()) return;
+    std::vector<std::optional<std::vector<int>>> masks(clients_.size());
+    const auto mask_of = [&](std::size_t i) -> const std::vector<int>& {
+        if (!masks[i]) masks[i] = cpus_of_ ? cpus_of_(clients_[i].pid) : std::vector<int>{};
+        return *masks[i];
+    };
+    std::vector<int> given;
+    for (const lending_transfer& t : lent.transfers) {
+        const std::vector<int>& own = mask_of(t.borrower);
+        std::vector<int>& to = clients_[t.borrower].borrowed_cpus;
+        unsigned left = t.cores;
+        for (const int cpu : mask_of(t.lender)) {
+            if (left == 0) break;
+            if (std::find(own.begin(), own.end(), cpu) != own.end()) continue;
+            if (std::find(given.begin(), given.end(), cpu) != given.end()) continue;
+            to.push_back(cpu);
+            given.push_back(cpu);
+            --left;
+        }
+    }
+    for (client_record& c : clients_) std::sort(c.borrowed_cpus.begin(), c.borrowed_cpus.end());
 }
 
 allocation_message client_table::allocation_for(const client_record& c) const {
@@ -141,6 +197,16 @@ allocation_message client_table::allocation_for(const client_record& c) const {
     m.flags = 0;
     if (clients_.size() == 1) m.flags |= allocation_alone;
     if (oversubscribed_) m.flags |= allocation_oversubscribed;
+    m.share = c.share;
+    m.lent = c.lent;
+    m.borrowed = c.borrowed;
+    // One window of 64 CPUs from the lowest named (a job's ranks on one node sit close);
+    // CPUs beyond it are left to the kernel.
+    if (!c.borrowed_cpus.empty()) {
+        m.cpu_base = static_cast<std::uint32_t>(c.borrowed_cpus.front());
+        for (const int cpu : c.borrowed_cpus)
+            if (static_cast<std::uint32_t>(cpu) - m.cpu_base < 64) m.cpu_mask |= std::uint64_t{1} << (cpu - static_cast<int>(m.cpu_base));
+    }
     return m;
 }
 

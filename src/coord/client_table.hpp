@@ -26,6 +26,7 @@
 #include "coord/efficiency_filter.hpp"
 #include "coord/message.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -49,11 +50,13 @@ struct client_record {
     unsigned share = 0;         ///< the policy's part of rebalance()
     unsigned allocated = 0;     ///< what rebalance() decided: the share, less lent, plus borrowed
     unsigned offered = 0;       ///< its standing offer of cores (0: none)
+    bool offered_whole = false; ///< the offer may take its whole share (offer_whole)
     double offer_ends = offer_no_end;  ///< on the daemon's clock
     unsigned requested = 0;     ///< its standing request beyond its share (0: none)
     unsigned lent = 0;          ///< what the last rebalance() took from it
     unsigned borrowed = 0;      ///< and gave it
-    unsigned sent = 0;          ///< what the client was last told
+    std::vector<int> borrowed_cpus;  ///< the lenders' CPUs it was given (as many as could be named)
+    allocation_message sent{};  ///< what the client was last told (threads 0: nothing yet)
     double joined = 0;          ///< seconds on the daemon's clock
     double last_heard = 0;
     std::uint64_t reports = 0;
@@ -116,7 +119,14 @@ public:
     const std::vector<client_record>& clients() const { return clients_; }
     std::vector<client_record>& clients() { return clients_; }
 
+    /// Where the CPUs a process may use are read (sched_getaffinity by default; tests).
+    using cpu_reader = std::function<std::vector<int>(pid_t)>;
+    void set_cpu_reader(cpu_reader r) { cpus_of_ = std::move(r); }
+
 private:
+    void name_borrowed_cpus(const lending_result& lent);
+
+    cpu_reader cpus_of_;
     unsigned cores_;
     unsigned available_;
     unsigned chunk_;

@@ -22,7 +22,7 @@ lending_result lend_cores(std::span<const lending_view> clients, double now) {
         out.threads[i] = share;
         if (c.job.empty()) continue;
         if (c.offered > 0) {
-            if (now < c.offer_ends) can_lend[i] = std::min(c.offered, share - 1);
+            if (now < c.offer_ends) can_lend[i] = std::min(c.offered, c.whole ? share : share - 1);
         } else if (c.requested > 0) {
             const unsigned limit = c.limit > 0 ? std::min(c.limit, max_threads) : max_threads;
             wants[i] = limit > share ? std::min(c.requested, limit - share) : 0;
@@ -71,8 +71,29 @@ lending_result lend_cores(std::span<const lending_view> clients, double now) {
             out.lent[i] = std::min(can_lend[i], left);
             left -= out.lent[i];
         }
+        // Pair them in those orders (a merge of two queues of cores).
+        std::size_t l = 0, r = 0;
+        unsigned lender_left = lenders.empty() ? 0 : out.lent[lenders[0]];
+        unsigned borrower_left = requesters.empty() ? 0 : out.borrowed[requesters[0]];
+        while (l < lenders.size() && r < requesters.size()) {
+            if (lender_left == 0) {
+                if (++l < lenders.size()) lender_left = out.lent[lenders[l]];
+                continue;
+            }
+            if (borrower_left == 0) {
+                if (++r < requesters.size()) borrower_left = out.borrowed[requesters[r]];
+                continue;
+            }
+            const unsigned m = std::min(lender_left, borrower_left);
+            out.transfers.push_back({lenders[l], requesters[r], m});
+            lender_left -= m;
+            borrower_left -= m;
+        }
     }
-    for (std::size_t i = 0; i < n; ++i) out.threads[i] = out.threads[i] - out.lent[i] + out.borrowed[i];
+    // A whole lender's count is still 1: what it runs with if it returns before it takes
+    // its offer back.
+    for (std::size_t i = 0; i < n; ++i)
+        out.threads[i] = std::max(out.threads[i] - out.lent[i] + out.borrowed[i], 1u);
     return out;
 }
 

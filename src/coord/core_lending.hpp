@@ -11,9 +11,13 @@
 //   exports, sent in the hello) lend to each other: ranks of one job wait for each other,
 //   strangers do not, and a user's cores are never handed to another user by a message.
 // - A lender keeps at least 1 thread (a program cannot run on none): it lends at most its
-//   policy share minus 1, whatever it offered.
-// - A requester takes at most what it can use: its limit (own thread count, the user's cap)
-//   minus its share. Beyond that a lent core would idle in nobody's hands.
+//   policy share minus 1, whatever it offered. A lender blocked in MPI (offer_whole: it
+//   waits politely, on no core of its own) lends up to its whole share: a rank bound to one
+//   core has nothing else to lend. Its allocation still says 1 thread, what it runs with if
+//   it returns before its offer is taken back.
+// - A requester takes at most what it can use: what it asked for, and its limit minus its
+//   share. The table passes the user's cap as the limit (not the own thread count: a rank
+//   keeps spare workers for borrowed cores and asks for as many as it has).
 // - Cores offered that no one in the job wants stay with the lender: lending to nobody
 //   helps no one, and handing them to members that did not ask would change their counts
 //   behind the policy's back. A lender's count drops only by what was taken.
@@ -26,6 +30,7 @@
 //   not what a client lends (a rank lends what it says it leaves idle).
 #pragma once
 
+#include <cstddef>
 #include <limits>
 #include <span>
 #include <string_view>
@@ -46,12 +51,23 @@ struct lending_view {
     unsigned offered = 0;            ///< cores it offers (0: no offer)
     double offer_ends = offer_no_end;///< when the offer ends, on the caller's clock
     unsigned requested = 0;          ///< cores it asks for beyond its share (ignored while it offers)
+    bool whole = false;              ///< the offer may take its whole share (offer_whole)
+};
+
+/// Cores that moved from one client to another (indices into the snapshot).
+struct lending_transfer {
+    std::size_t lender = 0;
+    std::size_t borrower = 0;
+    unsigned cores = 0;
 };
 
 struct lending_result {
     std::vector<unsigned> threads;   ///< one per client: share − lent + borrowed (>= 1)
     std::vector<unsigned> lent;
     std::vector<unsigned> borrowed;
+    /// Who gave to whom: lenders in their giving order are paired with requesters in their
+    /// serving order, so a borrower's cores come from as few lenders as possible.
+    std::vector<lending_transfer> transfers;
 };
 
 /// Each client's threads once the offers standing at `now` are taken by the requests of

@@ -4,6 +4,7 @@
 #include "coord/daemon_connection.hpp"
 #include "coord/token_bucket.hpp"
 #include "loop/participant_limit.hpp"
+#include "runtime/borrowed_cores.hpp"
 #include "runtime/config.hpp"
 #include "runtime/report.hpp"
 
@@ -22,6 +23,7 @@ std::int64_t now_ns() {
 }
 
 constexpr std::int64_t poll_every_ns = 10'000'000;       // 10 ms
+constexpr std::int64_t poll_fast_ns = 500'000;           // 0.5 ms: ranks that may lend or borrow
 constexpr std::int64_t retry_every_ns = 1'000'000'000;   // a missing daemon is looked for each second
 constexpr std::int64_t answer_within_ns = 1'000'000'000; // the hello's answer
 constexpr double report_rate_hz = 5.0;                   // SCAF's check-in limit
@@ -52,6 +54,10 @@ struct daemon_client::impl {
     std::atomic<bool> not_malleable{false};
     std::atomic<bool> linked{false};  // fd >= 0, for readers without the lock
     std::atomic<unsigned> last_own{1};  // the own count of the latest threads() call
+    std::atomic<unsigned> share{0};     // the policy's, before lending
+    std::atomic<unsigned> lent{0};
+    std::atomic<unsigned> borrowed{0};
+    std::atomic<std::int64_t> poll_every{poll_every_ns};
 
     std::mutex mutex;  // the connection and everything below
     int fd = -1;
@@ -80,8 +86,16 @@ struct daemon_client::impl {
         answered = false;
         allocation.store(0, std::memory_order_relaxed);
         clients.store(0, std::memory_order_relaxed);
+        forget_lending();
         loop::set_participant_limit_refresh(nullptr);
         loop::lift_participant_limit();
+    }
+
+    // No daemon: nothing lent or borrowed (the spares go back to sleep at their next loop).
+    void forget_lending() {
+        share.store(0, std::memory_order_relaxed);
+        lent.store(0, std::memory_order_relaxed);
+        if (borrowed.exchange(0, std::memory_order_relaxed) != 0) runtime::set_borrowed_cores(0, {});
     }
 
     void dial(std::int64_t now, unsigned own) {
@@ -138,6 +152,14 @@ struct daemon_client::impl {
             }
             if (const auto* a = std::get_if<allocation_message>(&*r.record.value)) {
                 answered = true;
+                // Borrowed cores first: a loop that sees the higher limit finds the spares' CPUs.
+                std::vector<int> cpus;
+                for (unsigned bit = 0; bit < 64; ++bit)
+                    if ((a->cpu_mask >> bit) & 1u) cpus.push_back(static_cast<int>(a->cpu_base + bit));
+                if (borrowed.exchange(a->borrowed, std::memory_order_relaxed) != a->borrowed || !cpus.empty())
+                    runtime::set_borrowed_cores(static_cast<int>(a->borrowed), cpus);
+                share.store(a->share, std::memory_order_relaxed);
+                lent.store(a->lent, std::memory_order_relaxed);
                 allocation.store(a->threads, std::memory_order_relaxed);
                 clients.store(a->clients, std::memory_order_relaxed);
                 // Running loops shrink too (their workers above the count leave after their
@@ -188,6 +210,7 @@ void drop_in_fork_child() {
     i.connected_to.clear();
     i.answered = false;
     i.allocation.store(0, std::memory_order_relaxed);
+    i.forget_lending();
     loop::set_participant_limit_refresh(nullptr);
     loop::lift_participant_limit();
     i.next_dial = 0;
@@ -228,7 +251,7 @@ void daemon_client::impl::refresh_in_loop() noexcept {
     if (now < i->next_poll.load(std::memory_order_relaxed)) return;
     std::unique_lock lock(i->mutex, std::try_to_lock);
     if (!lock.owns_lock() || i->fd < 0) return;  // never dial (connect, hello) from inside a loop
-    i->next_poll.store(now + poll_every_ns, std::memory_order_relaxed);
+    i->next_poll.store(now + i->poll_every.load(std::memory_order_relaxed), std::memory_order_relaxed);
     try {
         i->poll(i->last_own.load(std::memory_order_relaxed));
     } catch (...) {  // a message that could not be said (no memory): the next look says it
@@ -243,7 +266,7 @@ unsigned daemon_client::threads(unsigned own) {
     if (now >= i.next_poll.load(std::memory_order_relaxed)) {
         std::unique_lock lock(i.mutex, std::try_to_lock);
         if (lock.owns_lock()) {
-            i.next_poll.store(now + poll_every_ns, std::memory_order_relaxed);
+            i.next_poll.store(now + i.poll_every.load(std::memory_order_relaxed), std::memory_order_relaxed);
             i.poll(own);
         }
     }
@@ -275,6 +298,41 @@ void daemon_client::mark_not_malleable() {
     r.flags = i.kind | client_not_malleable;
     r.measure = efficiency_measure::none;
     send_message(i.fd, r, ++i.sequence);
+}
+
+bool daemon_client::lend(unsigned cores, bool whole) {
+    impl& i = *impl_;
+    if (i.mode == runtime::daemon_mode::off || cores == 0) return false;
+    std::lock_guard lock(i.mutex);
+    if (i.fd < 0 || !i.answered || i.job.empty()) return false;
+    offer_message m;
+    m.cores = std::min(cores, max_threads);
+    m.flags = whole ? offer_whole : 0;
+    return send_message(i.fd, m, ++i.sequence);
+}
+
+bool daemon_client::want(unsigned cores) {
+    impl& i = *impl_;
+    if (i.mode == runtime::daemon_mode::off) return false;
+    std::lock_guard lock(i.mutex);
+    if (i.fd < 0 || !i.answered || i.job.empty()) return false;
+    request_message m;
+    m.cores = std::min(cores, max_threads);
+    return send_message(i.fd, m, ++i.sequence);
+}
+
+bool daemon_client::in_lending_job() const {
+    impl& i = *impl_;
+    return !i.job.empty() && i.linked.load(std::memory_order_relaxed) && i.allocation.load(std::memory_order_relaxed) > 0;
+}
+
+unsigned daemon_client::share() const { return impl_->share.load(std::memory_order_relaxed); }
+unsigned daemon_client::lent() const { return impl_->lent.load(std::memory_order_relaxed); }
+unsigned daemon_client::borrowed() const { return impl_->borrowed.load(std::memory_order_relaxed); }
+
+void daemon_client::poll_fast(bool on) {
+    impl_->poll_every.store(on ? poll_fast_ns : poll_every_ns, std::memory_order_relaxed);
+    if (on) impl_->next_poll.store(0, std::memory_order_relaxed);
 }
 
 bool daemon_client::allocated() const { return impl_->allocation.load(std::memory_order_relaxed) > 0; }

@@ -46,6 +46,26 @@ public:
     /// clause, …): the daemon confines it by affinity instead. Sent with the next report.
     void mark_not_malleable();
 
+    // Lending between the ranks of one MPI job on this node (issue 19; core_lending.hpp has
+    // the daemon's rules). Each sends at once (non-blocking) while joined to a daemon that
+    // answered, and returns false otherwise; the answer (the new allocation) is read at the
+    // next poll, which comes every 0.5 ms instead of 10 while the process may lend.
+
+    /// Lends `cores` until taken back; `whole`: the caller is blocked (in MPI) and lends
+    /// its whole share.
+    bool lend(unsigned cores, bool whole);
+    /// Asks for up to `cores` beyond its share (ends its offer); 0 takes an offer back.
+    bool want(unsigned cores);
+    /// Whether lending can happen now: joined, answered, in a job (the hello named one).
+    bool in_lending_job() const;
+    /// The policy's share before lending, as last told (0: no allocation holds).
+    unsigned share() const;
+    /// Cores lent and borrowed now, as last told.
+    unsigned lent() const;
+    unsigned borrowed() const;
+    /// Polls the socket every 0.5 ms from loops and region starts (a process that may lend).
+    void poll_fast(bool on);
+
     /// One line for `aloe info` and the exit report: connected (where, allocation, clients)
     /// or why not.
     std::string describe() const;

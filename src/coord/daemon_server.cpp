@@ -428,6 +428,8 @@ int daemon_server::run() {
                 e.measure = r.measure;
                 e.name = make_text<16>(r.name);
                 e.job = make_text<48>(r.job);
+                e.lent = r.lent;
+                e.borrowed = r.borrowed;
                 state::deliver(c, e);
             }
             auto end = status_end();

@@ -122,6 +122,7 @@ void body(IO& io, M& m) noexcept {
     } else if constexpr (std::is_same_v<T, offer_message>) {
         io.number(m.cores, "cores", 1u, max_threads);
         io.number(m.milliseconds, "milliseconds", 0u, 86'400'000u);
+        io.flags(m.flags, "flags", offer_flags_known);
     } else if constexpr (std::is_same_v<T, request_message>) {
         io.number(m.cores, "cores", 0u, max_threads);
     } else if constexpr (std::is_same_v<T, control_message>) {
@@ -135,6 +136,11 @@ void body(IO& io, M& m) noexcept {
         io.number(m.available, "available", 0u, max_threads);
         io.enumeration(m.policy, "policy", policy_id::efficiency, policy_id::equipartition);
         io.flags(m.flags, "flags", allocation_flags_known);
+        io.number(m.share, "share", 0u, max_threads);
+        io.number(m.lent, "lent", 0u, max_threads);
+        io.number(m.borrowed, "borrowed", 0u, max_threads);
+        io.number(m.cpu_base, "cpu_base", 0u, max_threads);
+        io.number(m.cpu_mask, "cpu_mask", std::uint64_t{0}, ~std::uint64_t{0});
     } else if constexpr (std::is_same_v<T, status_entry_message>) {
         io.number(m.pid, "pid", 1, most_pid);
         io.number(m.uid, "uid", 0u, 0xfffffffeu);  // (uid_t)-1 is "no uid"
@@ -146,6 +152,8 @@ void body(IO& io, M& m) noexcept {
         io.padding(2);
         io.text(m.name, "name");
         io.text(m.job, "job");
+        io.number(m.lent, "lent", 0u, max_threads);
+        io.number(m.borrowed, "borrowed", 0u, max_threads);
     } else if constexpr (std::is_same_v<T, status_end_message>) {
         io.number(m.cores, "cores", 0u, max_threads);
         io.number(m.available, "available", 0u, max_threads);
@@ -169,11 +177,11 @@ constexpr std::size_t body_size() noexcept {
     // round-trips (a wrong size fails every decode of that kind).
     if constexpr (std::is_same_v<M, hello_message>) return 4 + 4 + 4 + 48;
     else if constexpr (std::is_same_v<M, report_message>) return 8 + 8 + 8 + 4 + 4 + 2 + 2;
-    else if constexpr (std::is_same_v<M, offer_message>) return 4 + 4;
+    else if constexpr (std::is_same_v<M, offer_message>) return 4 + 4 + 4;
     else if constexpr (std::is_same_v<M, request_message>) return 4;
     else if constexpr (std::is_same_v<M, control_message>) return 2 + 2 + 4 + 4;
-    else if constexpr (std::is_same_v<M, allocation_message>) return 4 + 4 + 4 + 2 + 2;
-    else if constexpr (std::is_same_v<M, status_entry_message>) return 4 + 4 + 4 + 4 + 8 + 4 + 2 + 2 + 16 + 48;
+    else if constexpr (std::is_same_v<M, allocation_message>) return 4 + 4 + 4 + 2 + 2 + 4 + 4 + 4 + 4 + 8;
+    else if constexpr (std::is_same_v<M, status_entry_message>) return 4 + 4 + 4 + 4 + 8 + 4 + 2 + 2 + 16 + 48 + 4 + 4;
     else if constexpr (std::is_same_v<M, status_end_message>) return 4 + 4 + 4 + 2 + 2 + 8;
     else if constexpr (std::is_same_v<M, error_message>) return 2 + 2 + 96;
     else return 0;

@@ -30,7 +30,10 @@
 namespace aloe::coord {
 
 inline constexpr std::uint32_t protocol_magic = 0x454f4c41;  // "ALOE" in little-endian order
-inline constexpr std::uint16_t protocol_version = 1;
+// 2: offers carry flags (a rank blocked in MPI lends its whole share); allocations carry the
+// share, what was lent and borrowed and the borrowed CPUs; status entries what was lent and
+// borrowed (issue 19).
+inline constexpr std::uint16_t protocol_version = 2;
 inline constexpr std::size_t header_size = 16;
 /// No record is longer: a receive buffer of this size plus one byte detects a long one.
 inline constexpr std::size_t max_message_size = 128;
@@ -120,9 +123,17 @@ struct goodbye_message {};
 // new request replaces its request and ends its offer, so a request of 0 takes an offer
 // back (no message of its own was needed). A new hello, a goodbye or the client's exit end
 // both. Each is answered with the sender's allocation, after the daemon applied it.
+// Flags of an offer.
+/// The lender is blocked (in an MPI call, waiting politely): it may lend its whole share,
+/// not its share minus the thread it keeps; its allocation still says 1 (what it runs with
+/// when it returns before taking the offer back).
+inline constexpr std::uint32_t offer_whole = 1u << 0;
+inline constexpr std::uint32_t offer_flags_known = (1u << 1) - 1;
+
 struct offer_message {
-    std::uint32_t cores = 0;         ///< 1..max_threads; a lender keeps at least 1 thread whatever it offers
+    std::uint32_t cores = 0;         ///< 1..max_threads; a lender keeps at least 1 thread unless offer_whole
     std::uint32_t milliseconds = 0;  ///< how long at most, up to a day (0: until taken back)
+    std::uint32_t flags = 0;         ///< offer_*
 };
 struct request_message {
     std::uint32_t cores = 0;         ///< beyond its share, 0..max_threads (0: none wanted any more)
@@ -135,11 +146,19 @@ struct control_message {
 };
 struct status_query_message {};
 struct allocation_message {
-    std::uint32_t threads = 0;       ///< 1..max_threads
+    std::uint32_t threads = 0;       ///< 1..max_threads: the share, less lent, plus borrowed
     std::uint32_t clients = 0;       ///< how many share the node now
     std::uint32_t available = 0;     ///< the cores the daemon shares out (after background load)
     policy_id policy = policy_id::efficiency;
     std::uint16_t flags = 0;         ///< allocation_*
+    std::uint32_t share = 0;         ///< the policy's threads before lending (0..max_threads)
+    std::uint32_t lent = 0;          ///< taken from this client by ranks of its job
+    std::uint32_t borrowed = 0;      ///< given to it by ranks of its job
+    /// The CPUs of the borrowed cores where the daemon could name them (a lender's CPUs
+    /// that the borrower's affinity does not already hold): bit i is CPU cpu_base + i.
+    /// Fewer bits than `borrowed` (an unbound lender): the rest run where the borrower may.
+    std::uint32_t cpu_base = 0;
+    std::uint64_t cpu_mask = 0;
 };
 struct status_entry_message {
     std::int32_t pid = 0;
@@ -151,6 +170,8 @@ struct status_entry_message {
     efficiency_measure measure = efficiency_measure::none;
     text16 name{};                   ///< /proc/<pid>/comm
     text48 job{};
+    std::uint32_t lent = 0;          ///< cores it lends to ranks of its job now
+    std::uint32_t borrowed = 0;      ///< and borrows from them
 };
 struct status_end_message {
     std::uint32_t cores = 0;         ///< the node's, as the daemon counts them

@@ -29,6 +29,7 @@
 #include "coord/node_share_policy.hpp"
 #include "loop/participant_limit.hpp"
 #include "loop/policy_chain.hpp"
+#include "runtime/borrowed_cores.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/config.hpp"
 #include "runtime/thread_share.hpp"
@@ -120,8 +121,9 @@ void node_share_link::plan(std::uint64_t, loop::loop_plan& p) {
     // A serial sample only while another program shares the node (alone, efficiency
     // decides nothing), and never under a link that is measuring its own choice.
     const double now = monotonic_seconds();
-    sampling_ = acting_ && c.clients() >= 2 && p.threads > 1 && !p.measuring && efficiency_.wants_sample(now) &&
-                process_meter().may_sample(now);
+    // Never while borrowing: a sample would leave the lent cores idle.
+    sampling_ = acting_ && c.clients() >= 2 && p.threads > 1 && !p.measuring && c.borrowed() == 0 &&
+                efficiency_.wants_sample(now) && process_meter().may_sample(now);
     if (sampling_) p.threads = 1;
     last_ = p.threads;
     // Instruction counts where the counters open (the first try says which measure is used).
@@ -180,6 +182,7 @@ struct install_at_load {
             present = present || (::stat(a.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode));
         }
         if (present) {
+            runtime::note_daemon_socket_present();  // ALOE_LEND=auto: spares for borrowed cores
             loop::register_policy_kind(&loop_kind);
             runtime::set_thread_share_source(&task_share);
         }

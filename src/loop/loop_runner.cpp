@@ -15,6 +15,7 @@
 #include "loop/loop_stats.hpp"
 #include "loop/site_registry.hpp"
 #include "loop/task_loop.hpp"
+#include "runtime/borrowed_cores.hpp"
 #include "runtime/config.hpp"
 #include "runtime/output_path.hpp"
 #include "runtime/printable_text.hpp"
@@ -23,6 +24,7 @@
 
 #include <aloe/parallel_for.hpp>
 
+#include <cstddef>
 #include <cstdlib>
 #include <mutex>
 
@@ -31,20 +33,55 @@ namespace aloe::loop {
 namespace {
 
 struct loop_job {
-    any_schedule* sched;
-    participant* participants;
-    worker_record* records;
-    detail::chunk_fn fn;
-    void* ctx;
+    any_schedule* sched = nullptr;
+    participant* participants = nullptr;  // [slots]: the planned ones, then room for guests
+    worker_record* records = nullptr;
+    detail::chunk_fn fn = nullptr;
+    void* ctx = nullptr;
+    int planned = 1;            // participants at the fork
+    int slots = 1;              // the team's workers, spares included
+    int joined = 0;             // guests that came in mid-way (written by participant 0 only)
+    int own_planned = 1;        // the plan's threads on the program's own cores
+    runtime::worker_team* team = nullptr;
+    loop_door door;             // participant 0 knocks on it; job_of() finds the job from it
 };
+
+loop_job& job_of(loop_door* d) noexcept {
+    return *reinterpret_cast<loop_job*>(reinterpret_cast<char*>(d) - offsetof(loop_job, door));
+}
+
+// Participant 0, after a refresh moved the limit: spares join as guests for the cores
+// borrowed now (never beyond the limit or the team).
+void open_door(loop_door* d) noexcept {
+    d->seen = participant_limit_changes();
+    loop_job& job = job_of(d);
+    // The plan's own threads (a policy may have planned fewer than the team's own count)
+    // plus every core borrowed now.
+    const int target = std::min({participant_limit(), job.own_planned + runtime::borrowed_core_count(), job.slots});
+    const int have = job.planned + job.joined;
+    if (target <= have) return;
+    for (int i = have; i < target; ++i) {
+        participant& g = job.participants[i];
+        g = participant{};
+        g.cursor.id = i;
+        g.at = participant::stage::dynamic_part;
+    }
+    job.joined += job.team->join_running(have, target);
+}
 
 void job_entry(void* p, int id) noexcept {
     auto& job = *static_cast<loop_job*>(p);
     participant& me = job.participants[id];
     std::visit(
         [&](auto& s) {
-            if constexpr (!std::is_same_v<std::decay_t<decltype(s)>, std::monostate>)
-                run_participant(s, me, [&](const chunk& c) { job.fn(job.ctx, c.begin, c.end, id); });
+            using S = std::decay_t<decltype(s)>;
+            if constexpr (!std::is_same_v<S, std::monostate>) {
+                const auto body = [&](const chunk& c) { job.fn(job.ctx, c.begin, c.end, id); };
+                if constexpr (welcomes_guests<S>) {
+                    if (id >= job.planned) return run_guest(s, me, body);
+                }
+                run_participant(s, me, body);
+            }
         },
         *job.sched);
     me.close(runtime::now_ticks(), job.records[id]);
@@ -104,24 +141,42 @@ namespace {
 
 // Runs a loop on `k` participants of `workers` (the holder's fork, or a nested loop's
 // claimed workers): setup, run, commit. `scratch` holds the loop's state.
+// `guests_from`: the team whose spares may join the running loop (the holder's fork), else
+// nullptr (a nested loop's claimed workers: no spares there).
 template <class Fork>
 void run_on(loop::site_state& st, const iteration_space& space, const schedule& s, int available,
-            runtime::arena& scratch, chunk_fn fn, void* ctx, Fork&& fork) {
+            runtime::arena& scratch, chunk_fn fn, void* ctx, runtime::worker_team* guests_from, Fork&& fork) {
     using namespace aloe::loop;
     const std::uint64_t n = space.count;
     any_schedule sched;
     const loop_plan plan = setup_site_run(sched, st, s, n, available, scratch, st.key_name);
     const auto k = static_cast<std::size_t>(plan.threads);
-    const std::span<participant> parts = scratch.make<participant>(k);
-    const std::span<worker_record> records = scratch.make<worker_record>(k);
+    const bool doors = guests_from != nullptr && guests_from->spare() > 0 &&
+                       std::visit([](const auto& v) { return welcomes_guests<std::decay_t<decltype(v)>>; }, sched);
+    const std::size_t slots = doors ? static_cast<std::size_t>(guests_from->size()) : k;
+    const std::span<participant> parts = scratch.make<participant>(slots);
+    const std::span<worker_record> records = scratch.make<worker_record>(slots);
     for (std::size_t i = 0; i < k; ++i) parts[i].cursor.id = static_cast<int>(i);
-    loop_job job{&sched, parts.data(), records.data(), fn, ctx};
+    loop_job job{};
+    job.sched = &sched;
+    job.participants = parts.data();
+    job.records = records.data();
+    job.fn = fn;
+    job.ctx = ctx;
+    job.planned = plan.threads;
+    job.slots = static_cast<int>(slots);
+    job.own_planned = doors ? std::min(plan.threads, guests_from->own_size()) : plan.threads;
+    job.team = guests_from;
+    job.door.open = &open_door;
+    job.door.seen = participant_limit_changes();
+    loop_door* const outer = doors ? set_loop_door(&job.door) : nullptr;
     const runtime::ticks t0 = runtime::now_ticks();
     fork(&job_entry, &job, plan.threads);
     const runtime::ticks t1 = runtime::now_ticks();
+    if (doors) set_loop_door(outer);
     {
         std::lock_guard lock(st.mutex);
-        commit_site_run(sched, st, s, records, t0, t1);
+        commit_site_run(sched, st, s, records.first(k + static_cast<std::size_t>(job.joined)), t0, t1);
     }
 }
 
@@ -143,7 +198,9 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
         return;
     }
     runtime::worker_team& workers = t.workers();
-    const int p = workers.size();
+    // The program's own workers, and the spares of cores other ranks lend it now.
+    const int borrowed = workers.spare() > 0 ? std::min(runtime::borrowed_core_count(), workers.spare()) : 0;
+    const int p = workers.own_size() + borrowed;
     if (p > 1 && workers.in_job_of_this()) {
         // Nested (DESIGN.md "Team"): the workers idle now help; none idle, the caller alone.
         runtime::worker_team::claimed helpers;
@@ -153,14 +210,16 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
         }
         runtime::arena scratch;  // the team's arena belongs to the outer loop's holder
         const int available = 1 + static_cast<int>(helpers.workers.size());
-        run_on(st, space, s, available, scratch, fn, ctx, [&](runtime::worker_team::job_fn job, void* c, int k) {
+        run_on(st, space, s, available, scratch, fn, ctx, nullptr, [&](runtime::worker_team::job_fn job, void* c, int k) {
             workers.unclaim(helpers, static_cast<std::size_t>(k - 1));  // the plan may use fewer
             workers.run_claimed(job, c, helpers);
         });
         return;
     }
-    if (p > 1 && !runtime::worker_team::in_job() && chain_applies(policy_scope::loop, &s)) prepare_policies(t, s);
-    if (p == 1 || !workers.try_acquire()) {
+    if ((p > 1 || workers.spare() > 0) && !runtime::worker_team::in_job() && chain_applies(policy_scope::loop, &s))
+        prepare_policies(t, s);
+    // With spares, a one-thread loop still takes the team: cores lent while it runs join it.
+    if ((p == 1 && workers.spare() == 0) || !workers.try_acquire()) {
         run_serial(st, n, s, fn, ctx);
         return;
     }
@@ -170,7 +229,7 @@ void run_loop(team& t, const iteration_space& space, const schedule& s, const lo
     } hold{workers};
     runtime::arena& scratch = workers.scratch();
     scratch.reset();
-    run_on(st, space, s, p, scratch, fn, ctx,
+    run_on(st, space, s, p, scratch, fn, ctx, &workers,
            [&](runtime::worker_team::job_fn job, void* c, int k) { workers.run(job, c, k); });
 }
 

@@ -5,6 +5,7 @@
 namespace aloe::loop {
 
 namespace participant_limit_detail {
+thread_local loop_door* door = nullptr;
 constinit std::atomic<int> limit{INT_MAX};
 constinit std::atomic<void (*)() noexcept> refresh{nullptr};
 constinit std::atomic<unsigned> changes{0};

@@ -15,7 +15,13 @@
 // Cost with no daemon: a relaxed load of one read-mostly word per dynamic chunk (and of the
 // hook's pointer on participant 0).
 //
-// Issue 19 adds the other direction (a borrowed worker joining a running loop).
+// The other direction (issue 19): cores borrowed from other ranks of the job while a loop
+// runs. A team loop whose schedule lets a newcomer take from its dynamic part (one shared
+// pool: dynamic, guided, hybrid, weighted) opens a door on its caller's thread; after each
+// refresh, participant 0 knocks (a thread-local load and a compare while a hook is set),
+// and the door adds spare workers as guests up to the new limit (runtime/team.hpp
+// join_running). A guest has no static part; it takes dynamic chunks until none is left or
+// the limit drops below it, like any participant.
 #pragma once
 
 #include <atomic>
@@ -23,7 +29,15 @@
 
 namespace aloe::loop {
 
+/// A running loop that participants may join (loop_runner.cpp): `open` adds the guests the
+/// limit and the borrowed cores allow now. Called only by the loop's participant 0.
+struct loop_door {
+    void (*open)(loop_door* self) noexcept = nullptr;
+    unsigned seen = 0;  ///< participant_limit_changes() when it was last opened
+};
+
 namespace participant_limit_detail {
+extern thread_local loop_door* door;                        // the loop this thread runs as participant 0
 extern constinit std::atomic<int> limit;                   // INT_MAX: none
 extern constinit std::atomic<void (*)() noexcept> refresh;  // nullptr: none
 extern constinit std::atomic<unsigned> changes;            // bumped by every set or lift
@@ -46,10 +60,24 @@ inline unsigned participant_limit_changes() noexcept {
 /// none). It must be cheap and must not wait.
 void set_participant_limit_refresh(void (*fn)() noexcept) noexcept;
 
-/// Whether participant `id` must stop taking chunks now (participant 0 refreshes instead).
+/// The door of the loop the calling thread runs as participant 0 (nullptr: none); returns
+/// the previous one (loops nest: a body may run a loop of another team serially).
+inline loop_door* set_loop_door(loop_door* d) noexcept {
+    loop_door* was = participant_limit_detail::door;
+    participant_limit_detail::door = d;
+    return was;
+}
+
+/// Whether participant `id` must stop taking chunks now (participant 0 refreshes instead,
+/// and lets guests in when the limit rose).
 inline bool must_leave(int id) noexcept {
     if (id == 0) {
-        if (void (*fn)() noexcept = participant_limit_detail::refresh.load(std::memory_order_relaxed)) fn();
+        if (void (*fn)() noexcept = participant_limit_detail::refresh.load(std::memory_order_relaxed)) {
+            fn();
+            if (loop_door* d = participant_limit_detail::door;
+                d != nullptr && d->seen != participant_limit_changes()) [[unlikely]]
+                d->open(d);
+        }
         return false;
     }
     return id >= participant_limit_detail::limit.load(std::memory_order_relaxed);

@@ -1,6 +1,7 @@
 #include "mpi/mpi_session.hpp"
 
 #include "mpi/calibration.hpp"
+#include "mpi/rank_lending.hpp"
 #include "mpi/call_table.hpp"
 #include "mpi/slack_board.hpp"
 #include "runtime/clock.hpp"
@@ -87,6 +88,14 @@ std::string calibration_json(const calibration& c) {
     return j + "]}";
 }
 
+std::string lending_json() {
+    const lending_totals l = lending_statistics();
+    return "{\"mode\": " + runtime::json_quote(l.mode) + ", \"polite_collectives\": " + (l.collectives ? "true" : "false") +
+           ", \"polite_waits\": " + std::to_string(l.polite_waits) + ", \"lends\": " + std::to_string(l.lends) +
+           ", \"lent_s\": " + runtime::json_number(l.lent_s) + ", \"asks\": " + std::to_string(l.asks) +
+           ", \"take_backs\": " + std::to_string(l.take_backs) + "}";
+}
+
 }  // namespace
 
 void after_init() noexcept {
@@ -112,6 +121,7 @@ void after_init() noexcept {
         std::lock_guard lock(state().mutex);
         state().calibrated = c;
     }
+    lending_after_init(MPI_COMM_WORLD);  // collective too: the job agrees how collectives wait
     // A program that exits without MPI_Finalize still leaves its statistics.
     if (!exit_hook_set.exchange(true)) std::atexit([] { write_statistics(); });
     runtime::report_once({runtime::report_level::info, runtime::report_category::mpi, "I601",
@@ -143,7 +153,8 @@ std::string statistics_json() {
     using runtime::json_quote;
     std::string j = "{\"tool\": \"libaloe-mpi\", \"pid\": " + std::to_string(getpid()) + ", \"rank\": " + std::to_string(rank) +
                     ", \"size\": " + std::to_string(size) + ", \"mpi_library\": " + json_quote(library) +
-                    ",\n \"calibration\": " + calibration_json(calibrated) + ",\n \"calls\": [";
+                    ",\n \"calibration\": " + calibration_json(calibrated) + ",\n \"lending\": " + lending_json() +
+                    ",\n \"calls\": [";
     bool first = true;
     for (const call_site_record& r : process_calls().rows()) {
         const call_path& p = r.path;

@@ -3,6 +3,7 @@
 // function's return address and stack depth, mpi/call_path.hpp), with the bytes it moves
 // for its communication cost. Arguments and results pass through untouched.
 #include "mpi/mpi_session.hpp"
+#include "mpi/rank_lending.hpp"
 #include "mpi/timed_call.hpp"
 
 #include <mpi.h>
@@ -19,33 +20,66 @@ std::uint64_t bytes_of(int count, MPI_Datatype type) noexcept {
     return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
 }
 
+// Polite waits (mpi/rank_lending.hpp): the outermost call of a thread, in a process that
+// lends, waits for its nonblocking form with tests, lending its cores meanwhile.
+bool polite_p2p(const timed_call& t) noexcept { return t.outer() && aloe::mpi::polite_point_to_point(); }
+bool polite_coll(const timed_call& t) noexcept { return t.outer() && aloe::mpi::polite_collectives(); }
+
+template <class Test>
+int wait_with(const timed_call& t, Test test) noexcept {
+    return aloe::mpi::lend_during(
+               t.row(), [](void* c, bool& done) noexcept { return (*static_cast<Test*>(c))(done); }, &test)
+        .rc;
+}
+
+// A started nonblocking operation, waited for politely.
+int wait_request(const timed_call& t, int started, MPI_Request* request, MPI_Status* status) noexcept {
+    if (started != MPI_SUCCESS) return started;
+    return wait_with(t, [=](bool& done) {
+        int flag = 0;
+        const int rc = PMPI_Test(request, &flag, status);
+        done = flag != 0;
+        return rc;
+    });
+}
+
 }  // namespace
 
 extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Barrier));
+    if (MPI_Request r; polite_coll(t)) return wait_request(t, PMPI_Ibarrier(comm, &r), &r, MPI_STATUS_IGNORE);
     return PMPI_Barrier(comm);
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Bcast), bytes_of(count, type));
+    if (MPI_Request r; polite_coll(t))
+        return wait_request(t, PMPI_Ibcast(buffer, count, type, root, comm, &r), &r, MPI_STATUS_IGNORE);
     return PMPI_Bcast(buffer, count, type, root, comm);
 }
 
 int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Reduce), bytes_of(count, type));
+    if (MPI_Request r; polite_coll(t))
+        return wait_request(t, PMPI_Ireduce(send, recv, count, type, op, root, comm, &r), &r, MPI_STATUS_IGNORE);
     return PMPI_Reduce(send, recv, count, type, op, root, comm);
 }
 
 int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Allreduce), bytes_of(count, type));
+    if (MPI_Request r; polite_coll(t))
+        return wait_request(t, PMPI_Iallreduce(send, recv, count, type, op, comm, &r), &r, MPI_STATUS_IGNORE);
     return PMPI_Allreduce(send, recv, count, type, op, comm);
 }
 
 int MPI_Allgather(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
                   MPI_Datatype recv_type, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Allgather), bytes_of(send_count, send_type));
+    if (MPI_Request r; polite_coll(t))
+        return wait_request(t, PMPI_Iallgather(send, send_count, send_type, recv, recv_count, recv_type, comm, &r), &r,
+                            MPI_STATUS_IGNORE);
     return PMPI_Allgather(send, send_count, send_type, recv, recv_count, recv_type, comm);
 }
 
@@ -58,6 +92,9 @@ int MPI_Allgatherv(const void* send, int send_count, MPI_Datatype send_type, voi
 int MPI_Alltoall(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
                  MPI_Datatype recv_type, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Alltoall), bytes_of(send_count, send_type));
+    if (MPI_Request r; polite_coll(t))
+        return wait_request(t, PMPI_Ialltoall(send, send_count, send_type, recv, recv_count, recv_type, comm, &r), &r,
+                            MPI_STATUS_IGNORE);
     return PMPI_Alltoall(send, send_count, send_type, recv, recv_count, recv_type, comm);
 }
 
@@ -93,6 +130,9 @@ int MPI_Exscan(const void* send, void* recv, int count, MPI_Datatype type, MPI_O
 int MPI_Gather(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
                MPI_Datatype recv_type, int root, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Gather), bytes_of(send_count, send_type));
+    if (MPI_Request r; polite_coll(t))
+        return wait_request(t, PMPI_Igather(send, send_count, send_type, recv, recv_count, recv_type, root, comm, &r), &r,
+                            MPI_STATUS_IGNORE);
     return PMPI_Gather(send, send_count, send_type, recv, recv_count, recv_type, root, comm);
 }
 
@@ -105,6 +145,9 @@ int MPI_Gatherv(const void* send, int send_count, MPI_Datatype send_type, void* 
 int MPI_Scatter(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
                 MPI_Datatype recv_type, int root, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Scatter), bytes_of(recv_count, recv_type));
+    if (MPI_Request r; polite_coll(t))
+        return wait_request(t, PMPI_Iscatter(send, send_count, send_type, recv, recv_count, recv_type, root, comm, &r),
+                            &r, MPI_STATUS_IGNORE);
     return PMPI_Scatter(send, send_count, send_type, recv, recv_count, recv_type, root, comm);
 }
 
@@ -116,38 +159,88 @@ int MPI_Scatterv(const void* send, const int send_counts[], const int displs[], 
 
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Wait));
+    if (polite_p2p(t)) return wait_request(t, MPI_SUCCESS, request, status);
     return PMPI_Wait(request, status);
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Waitall));
+    if (polite_p2p(t))
+        return wait_with(t, [=](bool& done) {
+            int flag = 0;
+            const int rc = PMPI_Testall(count, requests, &flag, statuses);
+            done = flag != 0;
+            return rc;
+        });
     return PMPI_Waitall(count, requests, statuses);
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Waitany));
+    if (polite_p2p(t))
+        return wait_with(t, [=](bool& done) {
+            int flag = 0;
+            const int rc = PMPI_Testany(count, requests, index, &flag, status);
+            done = flag != 0;  // also with no active request (index MPI_UNDEFINED), as Waitany returns
+            return rc;
+        });
     return PMPI_Waitany(count, requests, index, status);
 }
 
 int MPI_Waitsome(int in_count, MPI_Request requests[], int* out_count, int indices[], MPI_Status statuses[]) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Waitsome));
+    if (polite_p2p(t))
+        return wait_with(t, [=](bool& done) {
+            const int rc = PMPI_Testsome(in_count, requests, out_count, indices, statuses);
+            done = *out_count != 0;  // some completed, or none active (MPI_UNDEFINED)
+            return rc;
+        });
     return PMPI_Waitsome(in_count, requests, out_count, indices, statuses);
 }
 
 int MPI_Recv(void* buffer, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Recv), bytes_of(count, type));
+    if (MPI_Request r; polite_p2p(t)) return wait_request(t, PMPI_Irecv(buffer, count, type, source, tag, comm, &r), &r, status);
     return PMPI_Recv(buffer, count, type, source, tag, comm, status);
 }
 
 int MPI_Sendrecv(const void* send, int send_count, MPI_Datatype send_type, int dest, int send_tag, void* recv,
                  int recv_count, MPI_Datatype recv_type, int source, int recv_tag, MPI_Comm comm, MPI_Status* status) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Sendrecv), bytes_of(send_count, send_type));
+    if (polite_p2p(t)) {
+        MPI_Request r[2];
+        int rc = PMPI_Irecv(recv, recv_count, recv_type, source, recv_tag, comm, &r[1]);
+        if (rc != MPI_SUCCESS) return rc;
+        rc = PMPI_Isend(send, send_count, send_type, dest, send_tag, comm, &r[0]);
+        if (rc != MPI_SUCCESS) {
+            PMPI_Cancel(&r[1]);  // the receive was posted: cancel it and complete it
+            PMPI_Wait(&r[1], MPI_STATUS_IGNORE);
+            return rc;
+        }
+        MPI_Status both[2];
+        rc = wait_with(t, [&](bool& done) {
+            int flag = 0;
+            const int test_rc = PMPI_Testall(2, r, &flag, both);
+            done = flag != 0;
+            return test_rc;
+        });
+        if (rc == MPI_ERR_IN_STATUS) rc = both[0].MPI_ERROR != MPI_SUCCESS ? both[0].MPI_ERROR : both[1].MPI_ERROR;
+        if (status != MPI_STATUS_IGNORE) *status = both[1];
+        return rc;
+    }
     return PMPI_Sendrecv(send, send_count, send_type, dest, send_tag, recv, recv_count, recv_type, source, recv_tag,
                          comm, status);
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Probe));
+    if (polite_p2p(t))
+        return wait_with(t, [=](bool& done) {
+            int flag = 0;
+            const int rc = PMPI_Iprobe(source, tag, comm, &flag, status);
+            done = flag != 0;
+            return rc;
+        });
     return PMPI_Probe(source, tag, comm, status);
 }
 

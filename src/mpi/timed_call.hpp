@@ -29,6 +29,11 @@ public:
     timed_call(const timed_call&) = delete;
     timed_call& operator=(const timed_call&) = delete;
 
+    /// Whether this is the thread's outermost intercepted call (only that one is timed,
+    /// and only that one may wait politely), and its path's row.
+    bool outer() const noexcept { return outer_; }
+    std::size_t row() const noexcept { return row_; }
+
 private:
     void begin(const call_path& path, std::uint64_t bytes) noexcept;
     void end() noexcept;

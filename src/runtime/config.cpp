@@ -146,6 +146,16 @@ parse_result parse_daemon_mode(std::string_view s, config& cfg) {
     return std::nullopt;
 }
 
+parse_result parse_lend_mode(std::string_view s, config& cfg) {
+    const std::string v = lower(s);
+    if (v == "off") cfg.lend = lend_mode::off;
+    else if (v == "auto") cfg.lend = lend_mode::automatic;
+    else if (v == "reactive") cfg.lend = lend_mode::reactive;
+    else if (v == "predictive") cfg.lend = lend_mode::predictive;
+    else return "is not one of " + join_names({"off", "auto", "reactive", "predictive"});
+    return std::nullopt;
+}
+
 parse_result parse_spin_us(std::string_view s, config& cfg) {
     bool too_large = false;
     const std::optional<std::int64_t> v = parse_digits(s, too_large);
@@ -306,6 +316,7 @@ std::string print_daemon_mode(const config& cfg) {
     }
     return "?";
 }
+std::string print_lend_mode(const config& cfg) { return std::string(to_string(cfg.lend)); }
 std::string print_site_limit(const config& cfg) { return std::to_string(cfg.site_limit); }
 std::string print_schedule(const config& cfg) { return or_none(cfg.schedule); }
 template <std::string config::*field>
@@ -461,6 +472,12 @@ constexpr std::array settings_table{
                  "The daemon's socket, for its clients and for aloed itself; unset: "
                  "$XDG_RUNTIME_DIR/aloe/aloed.sock (else /tmp/aloe-<uid>/aloed.sock), then /run/aloe/aloed.sock.",
                  setting_source::aloe_environment, parse_text<&config::daemon_socket>, print_text<&config::daemon_socket>},
+    setting_spec{"ALOE_LEND", "W127", "keyword", "auto", "off, auto, reactive, predictive",
+                 "Ranks of an MPI job on one node lend their cores through aloed while they wait in MPI, "
+                 "and the rank the others wait for borrows them: reactive lends after a blocking call has "
+                 "waited a moment (DLB LeWI's rule), predictive at the call when slack is predicted; auto is "
+                 "predictive where a daemon answers in an MPI job, off otherwise (docs/mpi.md).",
+                 setting_source::aloe_environment, parse_lend_mode, print_lend_mode},
 };
 
 thread_local bool loading_on_this_thread = false;
@@ -695,6 +712,16 @@ std::string_view to_string(proc_bind_kind k) {
     case proc_bind_kind::none: return "none";
     case proc_bind_kind::close: return "close";
     case proc_bind_kind::spread: return "spread";
+    }
+    return "?";
+}
+
+std::string_view to_string(lend_mode k) {
+    switch (k) {
+    case lend_mode::off: return "off";
+    case lend_mode::automatic: return "auto";
+    case lend_mode::reactive: return "reactive";
+    case lend_mode::predictive: return "predictive";
     }
     return "?";
 }

@@ -24,6 +24,13 @@ enum class wait_policy_kind { active, passive, hybrid };
 /// expects one and says once when there is none.
 enum class daemon_mode { off, automatic, on };
 
+/// Whether the ranks of an MPI job on one node lend each other cores through aloed
+/// (issue 19, docs/mpi.md "Lending cores"): `off`; `reactive` (a rank lends when its
+/// blocking call has waited a moment, DLB LeWI's rule); `predictive` (a rank lends at the
+/// call's entry when its slack is predicted, and only the rank predicted critical borrows);
+/// `auto` is predictive in an MPI job whose daemon answers, off otherwise.
+enum class lend_mode { off, automatic, reactive, predictive };
+
 /// Where workers are bound. `none` leaves placement to the OS.
 enum class proc_bind_kind { none, close, spread };
 
@@ -72,6 +79,7 @@ struct config {
     std::string omp_report_dir;
     daemon_mode daemon = daemon_mode::automatic;  ///< ALOE_DAEMON
     std::string daemon_socket;     ///< ALOE_DAEMON_SOCKET: the daemon's socket (empty: the usual places)
+    lend_mode lend = lend_mode::automatic;  ///< ALOE_LEND
     std::string mpi_stats_file;    ///< ALOE_MPI_STATS: libaloe-mpi's per-rank call statistics (src/mpi/)
     bool mpi_calibration = true;   ///< ALOE_MPI_CALIBRATION: libaloe-mpi calibrates at MPI_Init
     /// ALOE_SITE_LIMIT: loop sites whose history and statistics are kept in full; colder
@@ -161,6 +169,7 @@ std::string format_settings_markdown();
 
 std::string_view to_string(wait_policy_kind k);
 std::string_view to_string(proc_bind_kind k);
+std::string_view to_string(lend_mode k);
 std::string_view to_string(setting_source s);
 
 }  // namespace aloe::runtime

@@ -1,5 +1,6 @@
 #include "runtime/team.hpp"
 
+#include "runtime/borrowed_cores.hpp"
 #include "runtime/counters.hpp"
 #include "runtime/cpu_mask.hpp"
 #include "runtime/process_copies.hpp"
@@ -145,8 +146,8 @@ void register_fork_hooks(fork_rank rank, const fork_hooks& hooks) noexcept {
         if (fork_order[i] == rank && hooks_at[i].prepare == nullptr) hooks_at[i] = hooks;
 }
 
-worker_team::worker_team(int size, const config& cfg)
-    : size_(size), born_in_(fork_generation()),
+worker_team::worker_team(int size, const config& cfg, int spare)
+    : size_(size), spare_(std::clamp(spare, 0, size - 1)), born_in_(fork_generation()),
       wait_(wait_settings::from_config(cfg, size, topology::machine().cores())) {
     arm_fork_handler();
     const topology& topo = topology::machine();
@@ -158,9 +159,10 @@ worker_team::worker_team(int size, const config& cfg)
     try {
         for (int w = 1; w < size_; ++w) {
             threads_.emplace_back([this, w, bind, &topo] {
-                const int core = topo.core_for_worker(w, size_, bind);
+                // Spares are placed when they are given a borrowed core (place_spare).
+                const int core = w < own_size() ? topo.core_for_worker(w, own_size(), bind) : -1;
                 if (core >= 0) topo.bind_current_thread(core);
-                else spread_over_allowed_cpus(topo);
+                else if (w < own_size()) spread_over_allowed_cpus(topo);
                 set_counter_worker(w);  // its counts read as /threads{locality#0/worker-thread#w}/…
                 worker_main(w);
             });
@@ -233,6 +235,8 @@ void worker_team::wait_for(join_point& j) noexcept {
 void worker_team::run(job_fn job, void* ctx, int k) noexcept {
     k = std::clamp(k, 1, size_);
     fork_join_.pending.store(static_cast<std::uint32_t>(k - 1), std::memory_order_relaxed);
+    running_job_ = job;
+    running_ctx_ = ctx;
     // Where the holder runs now (glibc reads it from rseq: a load, no syscall).
     if (repair_placement_) holder_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
     // Workers 1..k-1 are idle here unless one is draining the work sources (tasks): the
@@ -266,13 +270,30 @@ void worker_team::run(job_fn job, void* ctx, int k) noexcept {
     if (!usable() && fork_join_.pending.load(std::memory_order_acquire) != 0) [[unlikely]]
         returned_after_fork(0);
     wait_for(fork_join_);
+    running_job_ = nullptr;
+}
+
+int worker_team::join_running(int first, int last) noexcept {
+    if (running_job_ == nullptr || first < 1) return 0;
+    int joined = 0;
+    for (int w = first; w < std::min(last, size_); ++w) {
+        std::uint32_t expected = idle;
+        if (!boxes_[static_cast<std::size_t>(w)].state.compare_exchange_strong(expected, claimed_state,
+                                                                              std::memory_order_acquire))
+            break;
+        // Counted before it can report: the caller is participant 0, not yet waiting.
+        fork_join_.pending.fetch_add(1, std::memory_order_relaxed);
+        deliver(w, running_job_, running_ctx_, w, &fork_join_);
+        ++joined;
+    }
+    return joined;
 }
 
 int worker_team::claim_idle(int most, claimed& out) noexcept {
     out.workers.clear();
     if (most <= 0 || !usable()) return 0;
     // Box 0 has no worker (participant 0 is the holder).
-    for (int w = 1; w < size_ && static_cast<int>(out.workers.size()) < most; ++w) {
+    for (int w = 1; w < own_size() && static_cast<int>(out.workers.size()) < most; ++w) {
         std::uint32_t expected = idle;
         if (boxes_[static_cast<std::size_t>(w)].state.compare_exchange_strong(
                 expected, claimed_state, std::memory_order_acquire, std::memory_order_relaxed)) {
@@ -343,13 +364,32 @@ int worker_team::notify_work(int most) noexcept {
     return n;
 }
 
+void worker_team::place_spare(int worker, std::uint32_t& placed, const cpu_set_t& home) noexcept {
+    const std::uint32_t now = borrowed_placement_generation();
+    if (now == placed) return;
+    placed = now;
+    const int cpu = borrowed_cpu_for_spare(worker - own_size());
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+    else set = home;  // no CPU named: where the process may run
+    // A CPU the cgroup does not allow is refused: the worker stays where it was.
+    sched_setaffinity(0, sizeof set, &set);
+}
+
 void worker_team::worker_main(int worker) {
     mailbox& box = boxes_[static_cast<std::size_t>(worker)];
     std::uint32_t seen = 0;
+    const bool spare = worker >= own_size();
+    std::uint32_t placed = 0;
+    cpu_set_t home;  // a spare's mask as started (the process's): where it goes back to
+    CPU_ZERO(&home);
+    if (spare) sched_getaffinity(0, sizeof home, &home);
     for (;;) {
         wait_while_equal(box.go, seen, box.sleepers, wait_);
         seen = box.go.load(std::memory_order_acquire);
         if (quit_.load(std::memory_order_relaxed)) return;
+        if (spare) [[unlikely]] place_spare(worker, placed, home);
         if (repair_placement_) {
             const int here = sched_getcpu();
             if (here >= 0 && here == holder_cpu_.load(std::memory_order_relaxed)) [[unlikely]]
@@ -371,7 +411,7 @@ void worker_team::worker_main(int worker) {
                 wake_waiters(join->pending, join->sleepers);
         }
         // Work an upper layer added while this worker was busy (tasks): before waiting.
-        if (source_count_.load(std::memory_order_relaxed) != 0) {
+        if (!spare && source_count_.load(std::memory_order_relaxed) != 0) {
             std::uint32_t expected = idle;
             if (box.state.compare_exchange_strong(expected, claimed_state, std::memory_order_acquire)) {
                 {
@@ -417,16 +457,26 @@ int default_team_size() { return resolved_num_threads(current_config(), topology
 
 namespace aloe {
 
-team::team(int threads) {
+team::team(int threads) : team(threads, 0) {}
+
+team::team(int threads, int spare) {
     if (threads < 1 || threads > runtime::max_num_threads)
         throw error("aloe::team: thread count " + std::to_string(threads) + " is outside [1, " +
                     std::to_string(runtime::max_num_threads) + "]");
-    workers_ = std::make_unique<runtime::worker_team>(threads, runtime::current_config());
+    workers_ = std::make_unique<runtime::worker_team>(threads + spare, runtime::current_config(), spare);
 }
 
 team::~team() = default;
 
-int team::size() const noexcept { return workers_->size(); }
+int team::size() const noexcept { return workers_->own_size(); }
+
+// The process team: the program's own count, plus spares for borrowed cores where ranks
+// of its MPI job may lend it some (runtime/borrowed_cores.hpp).
+team* detail::make_process_team_object() {
+    const int own = runtime::default_team_size();
+    const int spare = std::clamp(runtime::default_spare_workers(own), 0, runtime::max_num_threads - own);
+    return new team(own, spare);
+}
 
 namespace {
 
@@ -445,11 +495,11 @@ namespace {
     if (old == nullptr) runtime::note_other_copies();
     team* fresh = nullptr;
     if (old == nullptr) {
-        fresh = new team(runtime::default_team_size());
+        fresh = detail::make_process_team_object();
     } else {
         runtime::teams_lost_to_fork().push_back(old);
         try {
-            fresh = new team(runtime::default_team_size());
+            fresh = detail::make_process_team_object();
         } catch (const std::exception& e) {
             runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W011",
                                   std::string("cannot start the process team's workers after fork(): ") + e.what(),

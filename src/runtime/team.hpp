@@ -48,6 +48,8 @@
 #include "runtime/arena.hpp"
 #include "runtime/wait_policy.hpp"
 
+#include <sched.h>
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -76,13 +78,20 @@ public:
     /// The most work sources a team takes (the task layer needs two: own deque, steal).
     static constexpr int max_work_sources = 4;
 
-    /// Starts size-1 threads, bound per `cfg.proc_bind`. `size` >= 1.
-    worker_team(int size, const config& cfg);
+    /// Starts size-1 threads, bound per `cfg.proc_bind`. `size` >= 1. The last `spare` of
+    /// them (0 <= spare < size) are kept for cores borrowed from other ranks
+    /// (borrowed_cores.hpp): unbound, woken only by a fork or a join that names them,
+    /// never for tasks or nested loops; each moves to its borrowed CPU when it starts a job.
+    worker_team(int size, const config& cfg, int spare = 0);
     ~worker_team();
     worker_team(const worker_team&) = delete;
     worker_team& operator=(const worker_team&) = delete;
 
+    /// Workers and holder, spares included (run() takes up to this many participants).
     int size() const noexcept { return size_; }
+    /// The program's own participants: size() less the spares.
+    int own_size() const noexcept { return size_ - spare_; }
+    int spare() const noexcept { return spare_; }
 
     /// Takes the team for the calling thread; false when another holder has it, when the
     /// caller is running inside a job of any team (a loop there is nested: claim_idle), or
@@ -95,6 +104,13 @@ public:
     /// woken. Requires the team to be held by the caller; 1 <= k <= size.
     void run(job_fn job, void* ctx, int k) noexcept;
     void run(job_fn job, void* ctx) noexcept { run(job, ctx, size_); }
+
+    /// From inside the job that run() is running, on its caller (participant 0): adds
+    /// participants [first, last) to it (spare workers for borrowed cores, joining a running
+    /// loop), each running the same job with its own number; run() waits for them too.
+    /// Returns how many joined (a worker that is not idle is skipped, and so are the ones
+    /// after it: participant numbers stay contiguous).
+    int join_running(int first, int last) noexcept;
 
     /// Workers claimed for a nested loop (below).
     struct claimed {
@@ -180,12 +196,17 @@ private:
     void step_off(int cpu) noexcept;  // move this thread off `cpu` (placement repair)
     void stop_workers() noexcept;
 
+    void place_spare(int worker, std::uint32_t& placed, const cpu_set_t& home) noexcept;  // onto its borrowed CPU
+
     const int size_;
+    const int spare_;
     const std::uint32_t born_in_;  // fork_generation() when the team was made
     wait_settings wait_;
 
     std::unique_ptr<mailbox[]> boxes_;  // [size_]; box 0 is unused (participant 0 is the holder)
     join_point fork_join_;
+    job_fn running_job_ = nullptr;  // run()'s job and context while it runs (join_running)
+    void* running_ctx_ = nullptr;
     std::atomic<bool> quit_{false};
 
     std::array<work_source, max_work_sources> sources_{};

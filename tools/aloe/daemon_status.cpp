@@ -71,11 +71,11 @@ void print_snapshot_text(const daemon_snapshot& s, std::ostream& out) {
                   std::string(coord::policy_name(s.node.policy)).c_str(), s.node.clients);
     out << line;
     if (s.clients.empty()) return;
-    out << "     PID  NAME             THREADS  ALONE  EFFICIENCY  MEASURE        KIND          JOB\n";
+    out << "     PID  NAME             THREADS  ALONE  LENT  BORROWED  EFFICIENCY  MEASURE        KIND          JOB\n";
     for (const auto& c : s.clients) {
         const std::string eff = c.measure == coord::efficiency_measure::none ? "-" : std::to_string(c.efficiency).substr(0, 4);
-        std::snprintf(line, sizeof line, "%8d  %-15s  %7u  %5u  %10s  %-13s  %-12s  %s\n", c.pid,
-                      std::string(coord::text_of(c.name)).c_str(), c.threads, c.own_threads, eff.c_str(),
+        std::snprintf(line, sizeof line, "%8d  %-15s  %7u  %5u  %4u  %8u  %10s  %-13s  %-12s  %s\n", c.pid,
+                      std::string(coord::text_of(c.name)).c_str(), c.threads, c.own_threads, c.lent, c.borrowed, eff.c_str(),
                       std::string(coord::measure_name(c.measure)).c_str(), flags_text(c.flags).c_str(),
                       std::string(coord::text_of(c.job)).c_str());
         out << line;
@@ -91,6 +91,7 @@ void print_snapshot_json(const daemon_snapshot& s, std::ostream& out) {
         const auto& c = s.clients[i];
         out << (i ? ", " : "") << "{\"pid\": " << c.pid << ", \"uid\": " << c.uid << ", \"name\": " << runtime::json_quote(coord::text_of(c.name))
             << ", \"threads\": " << c.threads << ", \"own_threads\": " << c.own_threads
+            << ", \"lent\": " << c.lent << ", \"borrowed\": " << c.borrowed
             << ", \"efficiency\": " << (c.measure == coord::efficiency_measure::none ? std::string("null") : std::to_string(c.efficiency))
             << ", \"measure\": " << runtime::json_quote(coord::measure_name(c.measure))
             << ", \"malleable\": " << ((c.flags & coord::client_not_malleable) ? "false" : "true")

@@ -77,6 +77,9 @@ options (each also as --option=value):
                      adaptive and slack=on loops (docs/mpi.md),
                      e.g. mpirun -np 4 aloe run --mpi -- ./app
   --mpi-stats FILE   with --mpi: write each rank's MPI calls as JSON (ALOE_MPI_STATS)
+  --lend MODE        with --mpi: ranks of the job on one node lend their cores through aloed
+                     while they wait in MPI: predictive, reactive or off (ALOE_LEND; the
+                     default, auto, is predictive where a daemon runs; docs/mpi.md)
   --daemon           share the node's cores with other programs through aloed: start this
                      user's daemon unless one serves, and expect it (ALOE_DAEMON=on; without
                      this option the program joins a running daemon anyway; docs/daemon.md)
@@ -91,7 +94,7 @@ death by a signal gives 128 + the signal; an output that cannot be written turns
 )";
 
 struct run_options {
-    std::optional<std::string> schedule, threads, rules, stats, trace, summary, tuning, library, mpi_stats;
+    std::optional<std::string> schedule, threads, rules, stats, trace, summary, tuning, library, mpi_stats, lend;
     bool mpi = false;
     bool daemon = false;
     std::vector<std::string> program;
@@ -153,7 +156,7 @@ int parse(arguments args, run_options& o, bool& help) {
         {"--rules", &run_options::rules},       {"--stats", &run_options::stats},
         {"--trace", &run_options::trace},       {"--summary", &run_options::summary},
         {"--tuning", &run_options::tuning},     {"--library", &run_options::library},
-        {"--mpi-stats", &run_options::mpi_stats},
+        {"--mpi-stats", &run_options::mpi_stats}, {"--lend", &run_options::lend},
     };
     std::size_t i = 0;
     for (; i < args.size(); ++i) {
@@ -200,6 +203,10 @@ int parse(arguments args, run_options& o, bool& help) {
     }
     for (; i < args.size(); ++i) o.program.emplace_back(args[i]);
     if (o.mpi_stats && !o.mpi) return usage_error("run: --mpi-stats needs --mpi (it is libaloe-mpi's output)", "run");
+    if (o.lend && !o.mpi) return usage_error("run: --lend needs --mpi (ranks lend their cores at MPI calls)", "run");
+    if (o.lend && *o.lend != "predictive" && *o.lend != "reactive" && *o.lend != "off" && *o.lend != "auto")
+        return usage_error("run: --lend '" + runtime::printable(*o.lend) + "': expected predictive, reactive, off or auto",
+                           "run");
     if (o.program.empty()) return usage_error("run: no program given (aloe run [options] -- program args)", "run");
     return exit_ok;
 }
@@ -486,6 +493,7 @@ std::vector<std::string> child_environment(const run_options& o, const run_plan&
     const std::string mpi = plan.mpi_library.empty() ? "" : ":" + plan.mpi_library;
     set(env, "LD_PRELOAD", plan.library + mpi + (preload && !preload->empty() ? ":" + *preload : ""));
     if (!plan.mpi_stats.empty()) set(env, "ALOE_MPI_STATS", plan.mpi_stats);
+    if (o.lend) set(env, "ALOE_LEND", *o.lend);
     if (o.daemon) set(env, "ALOE_DAEMON", "on");
     set(env, "ALOE_OMP_SCHEDULE", plan.request.schedule_text);
     // aloe's own loops (a program that also links libaloe) read ALOE_SCHEDULE: give them the

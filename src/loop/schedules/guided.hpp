@@ -30,6 +30,8 @@ public:
         return take::own;
     }
     void commit(std::span<const worker_record>, site_history&) const {}
+    /// One shared pool, no cursor: a participant on a borrowed core may join mid-way.
+    static constexpr bool guests_welcome = true;
     /// Ready to run the same loop again (shared_loop's rewind: nothing else changed).
     void rewind() noexcept { counter_->next.store(0, std::memory_order_relaxed); }
 

@@ -25,6 +25,8 @@ public:
         return claim(counter_->next, chunk_, count_, use_cas_, c) ? take::own : take::none;
     }
     void commit(std::span<const worker_record>, site_history&) const {}
+    /// One shared pool, no cursor: a participant on a borrowed core may join mid-way.
+    static constexpr bool guests_welcome = true;
 
 private:
     shared_counter* counter_ = nullptr;

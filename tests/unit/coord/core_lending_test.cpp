@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -135,6 +136,32 @@ TEST(CoordCoreLending, AClientThatOffersDoesNotBorrow) {
     EXPECT_EQ(threads_of({both, lender(11, 4, 3)}), (counts{4, 4}));
 }
 
+TEST(CoordCoreLending, ARankBlockedInMpiLendsItsWholeShareAndStillReadsOne) {
+    lending_view blocked = lender(10, 1, 1);
+    blocked.whole = true;
+    const lending_result r = lend_cores(std::vector<lending_view>{blocked, requester(11, 1, 1)}, 0);
+    EXPECT_EQ(r.lent, (counts{1, 0}));
+    EXPECT_EQ(r.borrowed, (counts{0, 1}));
+    EXPECT_EQ(r.threads, (counts{1, 2}));  // what the lender runs with should it return first
+    // Without the flag a one-core rank has nothing to lend.
+    EXPECT_EQ(threads_of({lender(10, 1, 1), requester(11, 1, 1)}), (counts{1, 1}));
+}
+
+TEST(CoordCoreLending, TransfersPairLendersWithBorrowersInServingOrder) {
+    // Lenders give largest first (pid 12: 3, then pid 10: 2); requesters are served largest
+    // want first (pid 13: 4, then pid 11: 1).
+    const std::vector<lending_view> job{lender(10, 3, 2), requester(11, 2, 1), lender(12, 4, 3), requester(13, 2, 4)};
+    const lending_result r = lend_cores(job, 0);
+    ASSERT_EQ(r.transfers.size(), 3u);
+    EXPECT_EQ(std::tuple(r.transfers[0].lender, r.transfers[0].borrower, r.transfers[0].cores), std::tuple(2u, 3u, 3u));
+    EXPECT_EQ(std::tuple(r.transfers[1].lender, r.transfers[1].borrower, r.transfers[1].cores), std::tuple(0u, 3u, 1u));
+    EXPECT_EQ(std::tuple(r.transfers[2].lender, r.transfers[2].borrower, r.transfers[2].cores), std::tuple(0u, 1u, 1u));
+    unsigned moved = 0;
+    for (const auto& t : r.transfers) moved += t.cores;
+    EXPECT_EQ(moved, r.borrowed[1] + r.borrowed[3]);
+    EXPECT_EQ(moved, r.lent[0] + r.lent[2]);
+}
+
 // --- the table: standing offers and requests ------------------------------------------------
 
 hello_message hello_in(const char* job, pid_t pid, unsigned own) {
@@ -208,6 +235,55 @@ TEST(CoordClientTableLending, AnOfferEndsARequestAndADepartureEndsBoth) {
     t.offer(*t.find(3), {3, 0}, 0);
     t.add(3, 103, alice, hello_in("job-1", 103, 8), "rank2", 0);
     EXPECT_EQ(t.find(3)->offered, 0u);
+}
+
+TEST(CoordClientTableLending, BorrowedCoresAreNamedFromTheLendersCpusTheBorrowerLacks) {
+    client_table t(4, policy_id::equipartition);
+    // Ranks bound as `mpirun --bind-to core` would: 101 on CPU 0, 102 on CPU 1, 103 on 2-3.
+    t.set_cpu_reader([](pid_t pid) -> std::vector<int> {
+        if (pid == 101) return {0};
+        if (pid == 102) return {1};
+        return {2, 3};
+    });
+    t.add(1, 101, alice, hello_in("job-1", 101, 1), "rank0", 0);
+    t.add(2, 102, alice, hello_in("job-1", 102, 1), "rank1", 0);
+    t.add(3, 103, alice, hello_in("job-1", 103, 2), "rank2", 0);
+    t.rebalance(true, 0);
+    ASSERT_EQ(t.find(3)->share, 2u);
+    t.offer(*t.find(1), {1, 0, offer_whole}, 0);
+    t.offer(*t.find(3), {2, 0, offer_whole}, 0);
+    t.request(*t.find(2), {3});
+    const auto updates = t.rebalance(false, 0);
+    ASSERT_EQ(t.find(2)->borrowed, 3u);
+    EXPECT_EQ(t.find(2)->allocated, 4u);
+    EXPECT_EQ(t.find(2)->borrowed_cpus, (std::vector<int>{0, 2, 3}));
+    const allocation_message m = t.allocation_for(*t.find(2));
+    EXPECT_EQ(m.borrowed, 3u);
+    EXPECT_EQ(m.share, 1u);
+    EXPECT_EQ(m.cpu_base, 0u);
+    EXPECT_EQ(m.cpu_mask, 0b1101u);
+    EXPECT_EQ(t.allocation_for(*t.find(3)).lent, 2u);
+    EXPECT_EQ(t.allocation_for(*t.find(3)).threads, 1u);
+    // Taking the offers back empties the borrower's CPUs, and it is told so.
+    t.request(*t.find(1), {0});
+    t.request(*t.find(3), {0});
+    bool told = false;
+    for (const auto& u : t.rebalance(false, 0))
+        if (u.connection == 2) told = u.message.borrowed == 0 && u.message.cpu_mask == 0 && u.message.threads == 1;
+    EXPECT_TRUE(told);
+}
+
+TEST(CoordClientTableLending, UnboundRanksNameNoCpus) {
+    client_table t(2, policy_id::equipartition);
+    t.set_cpu_reader([](pid_t) { return std::vector<int>{0, 1}; });
+    t.add(1, 101, alice, hello_in("job-1", 101, 1), "rank0", 0);
+    t.add(2, 102, alice, hello_in("job-1", 102, 2), "rank1", 0);
+    t.offer(*t.find(1), {1, 0, offer_whole}, 0);
+    t.request(*t.find(2), {1});
+    t.rebalance(true, 0);
+    EXPECT_EQ(t.find(2)->borrowed, 1u);
+    EXPECT_TRUE(t.find(2)->borrowed_cpus.empty());
+    EXPECT_EQ(t.allocation_for(*t.find(2)).cpu_mask, 0u);
 }
 
 }  // namespace

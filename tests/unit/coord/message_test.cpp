@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -28,12 +29,12 @@ decoded decode_vec(const std::vector<std::byte>& b) { return decode(std::span<co
 std::vector<message> samples() {
     hello_message h{4242, client_interposed | client_not_malleable, 16, make_text<48>("job-1@0")};
     report_message r{0.75, 1.5, 0.25, 12, client_native, efficiency_measure::loop_progress};
-    offer_message o{3, 250};
+    offer_message o{3, 250, offer_whole};
     request_message q{2};
     control_message c{control_action::steer, policy_id::equipartition, 99, 4};
-    allocation_message a{14, 2, 16, policy_id::efficiency, allocation_alone};
+    allocation_message a{14, 2, 16, policy_id::efficiency, allocation_alone, 4, 1, 11, 64, 0x8000'0000'0000'0101ull};
     status_entry_message e{77, 1000, 6, 16, 0.5, client_interposed, efficiency_measure::region_time,
-                           make_text<16>("bt.W.x"), make_text<48>("")};
+                           make_text<16>("bt.W.x"), make_text<48>(""), 2, 3};
     status_end_message end{16, 15, 3, policy_id::equipartition, 0.75};
     error_message err{error_code::not_permitted, make_text<96>("pid 1 belongs to another user")};
     return {h, r, goodbye_message{}, o, q, c, status_query_message{}, a, e, end, err};
@@ -57,6 +58,28 @@ TEST(CoordMessage, EveryKindRoundTripsFieldForField) {
     const auto r = std::get<report_message>(*decode_vec(bytes_of(samples()[1])).value);
     EXPECT_DOUBLE_EQ(r.efficiency, 0.75);
     EXPECT_EQ(r.measure, efficiency_measure::loop_progress);
+    // Version 2's lending fields.
+    const auto o = std::get<offer_message>(*decode_vec(bytes_of(samples()[3])).value);
+    EXPECT_EQ(o.flags, offer_whole);
+    const auto a = std::get<allocation_message>(*decode_vec(bytes_of(samples()[7])).value);
+    EXPECT_EQ(std::tuple(a.share, a.lent, a.borrowed, a.cpu_base), std::tuple(4u, 1u, 11u, 64u));
+    EXPECT_EQ(a.cpu_mask, 0x8000'0000'0000'0101ull);
+    const auto e = std::get<status_entry_message>(*decode_vec(bytes_of(samples()[8])).value);
+    EXPECT_EQ(std::tuple(e.lent, e.borrowed), std::tuple(2u, 3u));
+}
+
+TEST(CoordMessage, LendingFieldsOutOfRangeAreRefused) {
+    const auto refused_field = [](const message& m, std::string_view field) {
+        const decoded d = decode_vec(bytes_of(m));
+        EXPECT_FALSE(d.value.has_value());
+        EXPECT_EQ(d.field, field);
+    };
+    refused_field(offer_message{1, 0, 0x2}, "flags");
+    refused_field(allocation_message{1, 1, 1, policy_id::efficiency, 0, 1, max_threads + 1, 0, 0, 0}, "lent");
+    refused_field(allocation_message{1, 1, 1, policy_id::efficiency, 0, 1, 0, max_threads + 1, 0, 0}, "borrowed");
+    status_entry_message e{77, 1000, 6, 16, 0.5, client_interposed, efficiency_measure::region_time,
+                           make_text<16>("x"), make_text<48>(""), max_threads + 1, 0};
+    refused_field(e, "lent");
 }
 
 TEST(CoordMessage, ShortLongAndForeignRecordsAreRefusedWithTheRuleNamed) {

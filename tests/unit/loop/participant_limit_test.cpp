@@ -6,6 +6,7 @@
 #include "aloe/parallel_for.hpp"
 #include "aloe/team.hpp"
 #include "loop/participant_limit.hpp"
+#include "unit/loop/iteration_hits.hpp"
 #include "loop/shared_loop.hpp"
 #include "loop/site_registry.hpp"
 
@@ -40,19 +41,7 @@ const std::vector<std::string> schedules_that_can_shrink = {
     "tasklets,n=200,fs=0,skew=1,locality=0",
 };
 
-struct hits {
-    explicit hits(std::size_t size) : count(new std::atomic<int>[size]), n(size) {
-        for (std::size_t i = 0; i < n; ++i) count[i].store(0);
-    }
-    std::unique_ptr<std::atomic<int>[]> count;
-    std::size_t n;
-    // The first index run twice or never, or -1.
-    long long first_wrong() const {
-        for (std::size_t i = 0; i < n; ++i)
-            if (count[i].load() != 1) return static_cast<long long>(i);
-        return -1;
-    }
-};
+using hits = test::iteration_hits;
 
 // Sets the limit to a random 0..top-1, or lifts it (drawn as `top`), on a thread of its
 // own, as fast as it can, until it is destroyed.

@@ -65,7 +65,7 @@ const std::vector<std::string> all_variables = {
     "ALOE_OMP_STATS",   "ALOE_OMP_SUMMARY", "ALOE_TRACE",  "ALOE_OMP_SCHEDULE", "ALOE_OMP_REPORT_DIR",
     "ALOE_SITE_LIMIT", "ALOE_TUNING", "ALOE_MPI_STATS", "ALOE_MPI_CALIBRATION", "ALOE_PRINT_COUNTER",
     "ALOE_PRINT_COUNTER_INTERVAL", "ALOE_PRINT_COUNTER_RESET", "ALOE_PRINT_COUNTER_FORMAT",
-    "ALOE_PRINT_COUNTER_DESTINATION", "ALOE_DAEMON", "ALOE_DAEMON_SOCKET"};
+    "ALOE_PRINT_COUNTER_DESTINATION", "ALOE_DAEMON", "ALOE_DAEMON_SOCKET", "ALOE_LEND"};
 
 TEST(RuntimeConfig, InterposerFilesAreReadAsGiven) {
     const std::map<std::string, std::string> vars = {{"ALOE_OMP_RULES", "site.rules"},
@@ -249,6 +249,20 @@ TEST(RuntimeConfig, DaemonModeKeywordsAndSocket) {
     for (const char* bad : {"yes", "0", "automatic"}) {
         const config cfg = expect_one_warning("ALOE_DAEMON", bad, "W125", "auto");
         EXPECT_EQ(cfg.daemon, daemon_mode::automatic);
+    }
+}
+
+TEST(RuntimeConfig, LendModeKeywords) {
+    report_capture capture;
+    EXPECT_EQ(load({}).lend, lend_mode::automatic);
+    EXPECT_EQ(load({{"ALOE_LEND", "off"}}).lend, lend_mode::off);
+    EXPECT_EQ(load({{"ALOE_LEND", "Reactive"}}).lend, lend_mode::reactive);
+    EXPECT_EQ(load({{"ALOE_LEND", "PREDICTIVE"}}).lend, lend_mode::predictive);
+    EXPECT_EQ(load({{"ALOE_LEND", "auto"}}).lend, lend_mode::automatic);
+    EXPECT_TRUE(capture.lines().empty());
+    for (const char* bad : {"on", "lewi", "1"}) {
+        const config cfg = expect_one_warning("ALOE_LEND", bad, "W127", "auto");
+        EXPECT_EQ(cfg.lend, lend_mode::automatic);
     }
 }
 

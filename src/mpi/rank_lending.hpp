@@ -1,0 +1,49 @@
+// A rank's side of lending cores between the ranks of its job on one node (issue 19): the
+// mode this process runs (ALOE_LEND), whether its blocking calls wait politely, and what a
+// wrapper does around one (lend per lending_rule.hpp while it waits, take back and ask
+// after). The daemon's side is coord/core_lending.hpp; the borrower's, the team's spare
+// workers (runtime/borrowed_cores.hpp) joining its loops (loop/participant_limit.hpp).
+//
+// Which calls wait politely: MPI_Wait, Waitall, Waitany, Waitsome, Recv, Sendrecv and
+// Probe always may (their nonblocking forms are the same operation); the blocking
+// collectives Barrier, Bcast, Reduce, Allreduce, Allgather, Alltoall, Gather and Scatter
+// only when every rank of the job agreed at MPI_Init (a nonblocking collective does not
+// match a blocking one, MPI-3.1 §5.12, so all ranks use the same form). Other calls wait
+// as the library does and lend nothing.
+#pragma once
+
+#include "mpi/polite_wait.hpp"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace aloe::mpi {
+
+/// At MPI_Init (collective on `world`): resolves ALOE_LEND for this process, and the job
+/// agrees whether blocking collectives wait politely (all do when any rank lends).
+void lending_after_init(MPI_Comm world) noexcept;
+
+/// Whether this process's blocking point-to-point calls and (job-wide) collectives wait
+/// politely.
+bool polite_point_to_point() noexcept;
+bool polite_collectives() noexcept;
+
+/// The rule, the link to the daemon, and the bookkeeping around one polite wait of the
+/// path at `row`. Not re-entrant: a nested or concurrent call waits without lending.
+wait_outcome lend_during(std::size_t row, int (*test)(void* ctx, bool& done), void* ctx) noexcept;
+
+/// What this rank lent and asked for, for the statistics.
+struct lending_totals {
+    std::uint64_t polite_waits = 0;
+    std::uint64_t lends = 0;
+    double lent_s = 0;
+    std::uint64_t asks = 0;        ///< requests for cores sent (a change of mind each)
+    std::uint64_t take_backs = 0;
+    const char* mode = "off";
+    bool collectives = false;
+};
+lending_totals lending_statistics() noexcept;
+
+}  // namespace aloe::mpi

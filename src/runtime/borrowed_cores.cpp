@@ -1,0 +1,79 @@
+#include "runtime/borrowed_cores.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <string>
+#include <unistd.h>
+
+namespace aloe::runtime {
+namespace {
+
+// Enough for the spares of any node we know (a window per allocation names up to 64).
+constexpr std::size_t borrowable_most_named = 256;
+
+constinit std::atomic<int> borrowed_count{0};
+constinit std::atomic<std::uint32_t> borrowed_generation{0};
+constinit std::array<std::atomic<int>, borrowable_most_named> borrowed_named_cpu{};  // -1 past the named ones
+constinit std::atomic<int> borrowed_named{0};
+constinit std::atomic<bool> daemon_socket_seen{false};
+
+int parse_rank_count(const std::string& s) {
+    int v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && end == s.data() + s.size() && v > 0 ? v : 0;
+}
+
+}  // namespace
+
+int spare_workers_for_lending(lend_mode mode, bool daemon_reachable, int local_ranks, int own, int node_cpus) noexcept {
+    if (mode == lend_mode::off || local_ranks <= 1 || own < 1) return 0;
+    if (mode == lend_mode::automatic && !daemon_reachable) return 0;
+    const long others = static_cast<long>(local_ranks - 1) * own;
+    return static_cast<int>(std::clamp<long>(std::min<long>(others, node_cpus - own), 0, borrowable_most_named));
+}
+
+void note_daemon_socket_present() noexcept { daemon_socket_seen.store(true, std::memory_order_relaxed); }
+bool daemon_socket_present() noexcept { return daemon_socket_seen.load(std::memory_order_relaxed); }
+
+int default_spare_workers(int own) {
+    const config& cfg = current_config();
+    if (cfg.lend == lend_mode::off) return 0;
+    const int ranks = local_ranks_from_environment(process_environment());
+    if (ranks <= 1) return 0;
+    const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+    return spare_workers_for_lending(cfg.lend, daemon_socket_present(), ranks, own,
+                                     online > 0 ? static_cast<int>(online) : own);
+}
+
+int local_ranks_from_environment(const env_lookup& env) {
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE"})
+        if (auto v = env(name); v)
+            if (const int n = parse_rank_count(*v); n > 0) return n;
+    // Slurm: "2(x3),1" lists tasks per node; the first node's count is this node's when
+    // the job is uniform, which is the case lending is for.
+    if (auto v = env("SLURM_TASKS_PER_NODE"); v) {
+        const std::string first = v->substr(0, v->find_first_of("(,"));
+        if (const int n = parse_rank_count(first); n > 0) return n;
+    }
+    return 1;
+}
+
+int borrowed_core_count() noexcept { return borrowed_count.load(std::memory_order_relaxed); }
+
+std::uint32_t borrowed_placement_generation() noexcept { return borrowed_generation.load(std::memory_order_acquire); }
+
+void set_borrowed_cores(int n, const std::vector<int>& cpus) noexcept {
+    const std::size_t k = std::min(cpus.size(), borrowable_most_named);
+    for (std::size_t i = 0; i < borrowable_most_named; ++i) borrowed_named_cpu[i].store(i < k ? cpus[i] : -1, std::memory_order_relaxed);
+    borrowed_named.store(static_cast<int>(k), std::memory_order_relaxed);
+    borrowed_count.store(std::max(n, 0), std::memory_order_relaxed);
+    borrowed_generation.fetch_add(1, std::memory_order_release);  // publishes the CPUs to a spare's acquire
+}
+
+int borrowed_cpu_for_spare(int index) noexcept {
+    if (index < 0 || index >= borrowed_named.load(std::memory_order_relaxed)) return -1;
+    return borrowed_named_cpu[static_cast<std::size_t>(index)].load(std::memory_order_relaxed);
+}
+
+}  // namespace aloe::runtime

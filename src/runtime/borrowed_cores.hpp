@@ -1,0 +1,57 @@
+// Cores borrowed from other ranks of the same MPI job on this node (issue 19): how many the
+// process holds now, on which CPUs, and the spare workers its team keeps for them.
+//
+// A rank bound to one core has a team of one; to use a core lent by another rank it needs
+// a thread to put there. So when lending may happen (ALOE_LEND not off, in an MPI job of
+// several ranks on this node, a daemon's socket present), the process team is made with
+// spare workers beyond the program's own count: as many as the other local ranks could lend
+// (their count times the own count, at most the node's other CPUs). A spare worker sleeps
+// (the team's futex) until a loop runs with borrowed cores; it takes no tasks and helps no
+// nested loop on its own (those would run on the rank's own cores, oversubscribed).
+//
+// The daemon's client (coord/daemon_client) sets the borrowed count and CPUs when an
+// allocation arrives; a spare worker, when it starts a job, moves to its borrowed CPU (or
+// back to the process's CPUs when none is named) if the placement changed since its last
+// job: one relaxed load per job when nothing moved.
+#pragma once
+
+#include "runtime/config.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace aloe::runtime {
+
+/// Spare workers the process team should carry for `own` threads (0 when no lending can
+/// happen). `local_ranks` is the job's ranks on this node (from the launcher), `node_cpus`
+/// the CPUs of the node; the spares never make the team larger than the node's CPUs.
+int spare_workers_for_lending(lend_mode mode, bool daemon_reachable, int local_ranks, int own, int node_cpus) noexcept;
+
+/// Whether a node daemon's socket was seen at load (coord/ looks, with a stat, and says so
+/// here: runtime/ does not know where sockets live). ALOE_LEND=auto lends only then.
+void note_daemon_socket_present() noexcept;
+bool daemon_socket_present() noexcept;
+
+/// The spares the process team should carry now (the configuration, the launcher's
+/// environment, the node's online CPUs); 0 when lending cannot happen.
+int default_spare_workers(int own);
+
+/// The job's ranks on this node, from the launcher's environment (OpenMPI, MPICH/Hydra,
+/// Slurm); 1 when none says.
+int local_ranks_from_environment(const env_lookup& env);
+
+/// How many borrowed cores the process holds now (0: none). Relaxed: a loop plans with it.
+int borrowed_core_count() noexcept;
+
+/// The generation of the borrowed placement: bumped by every set_borrowed_cores().
+std::uint32_t borrowed_placement_generation() noexcept;
+
+/// Sets what the daemon gave: `count` cores, `cpus` the CPUs it could name (maybe fewer).
+void set_borrowed_cores(int count, const std::vector<int>& cpus) noexcept;
+
+/// The CPU spare worker `index` (0-based among the spares) should run on; -1: anywhere the
+/// process may run.
+int borrowed_cpu_for_spare(int index) noexcept;
+
+}  // namespace aloe::runtime

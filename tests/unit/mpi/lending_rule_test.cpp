@@ -1,0 +1,143 @@
+// When a rank lends and asks (mpi/lending_rule.hpp), and the polite wait that carries it
+// out (mpi/polite_wait.hpp) driven by fake completions: every decision worked out by hand.
+#include "mpi/lending_rule.hpp"
+#include "mpi/polite_wait.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+
+namespace {
+
+using namespace aloe::mpi;
+using aloe::runtime::lend_mode;
+
+lending_settings rule(lend_mode m) {
+    lending_settings s;
+    s.mode = m;
+    s.grace_s = 50e-6;
+    s.least_slack_s = 1e-3;
+    return s;
+}
+
+TEST(MpiLendingRule, OffNeverLendsNorAsks) {
+    for (const lend_mode m : {lend_mode::off, lend_mode::automatic}) {
+        EXPECT_FALSE(lend_at_entry(rule(m), 1.0));
+        EXPECT_FALSE(lend_while_waiting(rule(m), 1.0, 10.0));
+        EXPECT_FALSE(ask_after(rule(m), 0.0));
+    }
+}
+
+TEST(MpiLendingRule, ReactiveLendsAfterTheGraceAndAlwaysAsks) {
+    const auto r = rule(lend_mode::reactive);
+    EXPECT_FALSE(lend_at_entry(r, 5e-3));  // a prediction changes nothing for it
+    EXPECT_FALSE(lend_while_waiting(r, std::nullopt, 49e-6));
+    EXPECT_TRUE(lend_while_waiting(r, std::nullopt, 50e-6));
+    EXPECT_TRUE(lend_while_waiting(r, 0.0, 60e-6));
+    EXPECT_TRUE(ask_after(r, 5e-3));
+    EXPECT_TRUE(ask_after(r, std::nullopt));
+}
+
+TEST(MpiLendingRule, PredictiveLendsAtEntryWhenSlackIsPredictedAndAsksWhenCritical) {
+    const auto p = rule(lend_mode::predictive);
+    EXPECT_TRUE(lend_at_entry(p, 2e-3));
+    EXPECT_TRUE(lend_at_entry(p, 1e-3));
+    EXPECT_FALSE(lend_at_entry(p, 0.9e-3));       // too short to be worth a core
+    EXPECT_FALSE(lend_at_entry(p, std::nullopt));  // nothing predicted yet
+    // A rank predicted not to wait is critical: it asks; one predicted to wait does not.
+    EXPECT_TRUE(ask_after(p, 0.0));
+    EXPECT_TRUE(ask_after(p, std::nullopt));
+    EXPECT_FALSE(ask_after(p, 3e-3));
+}
+
+TEST(MpiLendingRule, PredictiveGuardLendsWhenThePredictionMissed) {
+    const auto p = rule(lend_mode::predictive);
+    // Predicted no slack, yet the call has waited: lend once the wait is worth it.
+    EXPECT_FALSE(lend_while_waiting(p, 0.0, 0.5e-3));
+    EXPECT_TRUE(lend_while_waiting(p, 0.0, 1e-3));
+    // No prediction yet: the reactive rule.
+    EXPECT_FALSE(lend_while_waiting(p, std::nullopt, 10e-6));
+    EXPECT_TRUE(lend_while_waiting(p, std::nullopt, 50e-6));
+}
+
+struct fake_lender {
+    int calls = 0;
+    bool grant = true;
+    static bool lend(void* self) noexcept {
+        auto& f = *static_cast<fake_lender*>(self);
+        ++f.calls;
+        return f.grant;
+    }
+};
+
+TEST(MpiPoliteWait, ACallThatCompletesAtOnceLendsNothing) {
+    fake_lender f;
+    int tests = 0;
+    const wait_outcome out = wait_politely(
+        [&](bool& done) {
+            ++tests;
+            done = true;
+            return 0;
+        },
+        rule(lend_mode::reactive), std::nullopt, lend_link{&fake_lender::lend, &f});
+    EXPECT_EQ(tests, 1);
+    EXPECT_EQ(f.calls, 0);
+    EXPECT_FALSE(out.lent);
+}
+
+TEST(MpiPoliteWait, AWaitLongerThanTheGraceLendsOnceAndReturnsAtCompletion) {
+    fake_lender f;
+    std::atomic<bool> complete{false};
+    std::thread completer([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        complete.store(true);
+    });
+    int tests = 0;
+    const wait_outcome out = wait_politely(
+        [&](bool& done) {
+            ++tests;
+            done = complete.load();
+            return 0;
+        },
+        rule(lend_mode::reactive), std::nullopt, lend_link{&fake_lender::lend, &f});
+    completer.join();
+    EXPECT_TRUE(out.lent);
+    EXPECT_EQ(f.calls, 1);
+    EXPECT_TRUE(complete.load());  // it did not return before the completion
+    EXPECT_GE(out.waited_s, 0.0);
+}
+
+TEST(MpiPoliteWait, PredictedSlackLendsBeforeTheFirstTest) {
+    fake_lender f;
+    int lends_before_first_test = -1;
+    const wait_outcome out = wait_politely(
+        [&](bool& done) {
+            if (lends_before_first_test < 0) lends_before_first_test = f.calls;
+            done = true;
+            return 0;
+        },
+        rule(lend_mode::predictive), 5e-3, lend_link{&fake_lender::lend, &f});
+    EXPECT_EQ(lends_before_first_test, 1);
+    EXPECT_TRUE(out.lent);
+}
+
+TEST(MpiPoliteWait, ARefusedLendIsNotRetriedAndAnErrorEndsTheWait) {
+    fake_lender f;
+    f.grant = false;
+    int tests = 0;
+    const wait_outcome out = wait_politely(
+        [&](bool& done) {
+            done = false;
+            // Fails after a while (an MPI error code): the wait ends with it.
+            return ++tests >= 200000 ? 17 : 0;
+        },
+        rule(lend_mode::reactive), std::nullopt, lend_link{&fake_lender::lend, &f});
+    EXPECT_EQ(out.rc, 17);
+    EXPECT_FALSE(out.lent);
+    EXPECT_LE(f.calls, 1);
+}
+
+}  // namespace
