@@ -482,6 +482,55 @@ TEST_F(CoordServer, AClientKilledWithSigkillHasItsCoresReclaimed) {
     ::close(a);
 }
 
+// Issue 19: a rank blocked in MPI lends its whole share (protocol 2); killed while it lends,
+// the borrower is told that the core is gone (the daemon sees the exit: pidfd or hang-up).
+TEST_F(CoordServer, ALenderKilledWhileLendingItsWholeShareTakesTheCoreAway) {
+    start(2);
+    const int b = connect();
+    ASSERT_TRUE(send_message(b, hello_in_job(::getpid(), 1, "job-9")));
+    EXPECT_EQ(next_allocation(b).threads, 1u);
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        const dial_result d = dial_daemon(folder.file("aloed.sock"));
+        if (d.fd < 0 || !send_message(d.fd, hello_in_job(::getpid(), 1, "job-9")) ||
+            receive_message(d.fd, 10'000).status != receive_status::ok ||
+            !send_message(d.fd, offer_message{1, 0, offer_whole}))
+            ::_exit(1);
+        (void)!::write(ready[1], "r", 1);
+        ::pause();
+        ::_exit(0);
+    }
+    char c = 0;
+    ASSERT_EQ(::read(ready[0], &c, 1), 1);
+    ASSERT_TRUE(send_message(b, request_message{1}));
+    // The borrower holds both cores, the lender's named (this process may use every CPU, so
+    // none is outside its mask: the window is empty), lent and borrowed in the status.
+    allocation_message m = next_allocation(b);
+    while (m.borrowed == 0) m = next_allocation(b);
+    EXPECT_EQ(m.threads, 2u);
+    EXPECT_EQ(m.share, 1u);
+    const int cli = connect();
+    unsigned lent = 0, borrowed = 0;
+    for (const auto& e : status(cli)) {
+        lent += e.lent;
+        borrowed += e.borrowed;
+    }
+    EXPECT_EQ(lent, 1u);
+    EXPECT_EQ(borrowed, 1u);
+    ::kill(child, SIGKILL);
+    int st = 0;
+    ::waitpid(child, &st, 0);
+    m = next_allocation(b);
+    while (m.borrowed != 0) m = next_allocation(b);
+    EXPECT_EQ(m.threads, 1u);  // its own count again: nothing left to borrow
+    ::close(ready[0]);
+    ::close(ready[1]);
+    ::close(cli);
+    ::close(b);
+}
+
 // A client's fork child inherits the connection: the parent's exit must still be seen
 // (pidfd), though the socket stays open in the child.
 TEST_F(CoordServer, AClientWhoseChildHoldsTheSocketIsReclaimedWhenItExits) {
