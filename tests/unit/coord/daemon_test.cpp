@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <csignal>
 #include <poll.h>
 #include <sys/socket.h>
@@ -453,32 +454,42 @@ TEST(CoordServerFolder, AStaleSocketIsReplacedAndAPlantedFileIsNot) {
     EXPECT_NE(problem.find("symbolic link"), std::string::npos) << problem;
 }
 
-// A child process registers; SIGKILL gives no goodbye, yet its cores come back.
-TEST_F(CoordServer, AClientKilledWithSigkillHasItsCoresReclaimed) {
-    start(4);
-    const int a = connect();
-    ASSERT_TRUE(send_message(a, hello(::getpid(), 4)));
-    EXPECT_EQ(next_allocation(a).threads, 4u);
+// A child process that registers with `h` (its pid filled in), is answered, sends `then`
+// if given, and waits to be killed; returns once it has done all that (-1: it could not).
+pid_t registered_child(const std::string& socket, hello_message h, std::optional<message> then) {
     int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
+    if (::pipe(ready) != 0) return -1;
     const pid_t child = ::fork();
     if (child == 0) {
-        const dial_result d = dial_daemon(folder.file("aloed.sock"));
-        if (d.fd < 0 || !send_message(d.fd, hello(::getpid(), 4)) || receive_message(d.fd, 10'000).status != receive_status::ok)
+        h.pid = ::getpid();
+        const dial_result d = dial_daemon(socket);
+        if (d.fd < 0 || !send_message(d.fd, h) || receive_message(d.fd, 10'000).status != receive_status::ok ||
+            (then && !send_message(d.fd, *then)))
             ::_exit(1);
         (void)!::write(ready[1], "r", 1);
         ::pause();
         ::_exit(0);
     }
     char c = 0;
-    ASSERT_EQ(::read(ready[0], &c, 1), 1);
+    const bool ok = child > 0 && ::read(ready[0], &c, 1) == 1;
+    ::close(ready[0]);
+    ::close(ready[1]);
+    return ok ? child : -1;
+}
+
+// A child process registers; SIGKILL gives no goodbye, yet its cores come back.
+TEST_F(CoordServer, AClientKilledWithSigkillHasItsCoresReclaimed) {
+    start(4);
+    const int a = connect();
+    ASSERT_TRUE(send_message(a, hello(::getpid(), 4)));
+    EXPECT_EQ(next_allocation(a).threads, 4u);
+    const pid_t child = registered_child(folder.file("aloed.sock"), hello(::getpid(), 4), std::nullopt);
+    ASSERT_GT(child, 0);
     EXPECT_EQ(next_allocation(a).threads, 2u);
     ::kill(child, SIGKILL);
     int st = 0;
     ::waitpid(child, &st, 0);
     EXPECT_EQ(next_allocation(a).threads, 4u);
-    ::close(ready[0]);
-    ::close(ready[1]);
     ::close(a);
 }
 
@@ -489,21 +500,9 @@ TEST_F(CoordServer, ALenderKilledWhileLendingItsWholeShareTakesTheCoreAway) {
     const int b = connect();
     ASSERT_TRUE(send_message(b, hello_in_job(::getpid(), 1, "job-9")));
     EXPECT_EQ(next_allocation(b).threads, 1u);
-    int ready[2];
-    ASSERT_EQ(::pipe(ready), 0);
-    const pid_t child = ::fork();
-    if (child == 0) {
-        const dial_result d = dial_daemon(folder.file("aloed.sock"));
-        if (d.fd < 0 || !send_message(d.fd, hello_in_job(::getpid(), 1, "job-9")) ||
-            receive_message(d.fd, 10'000).status != receive_status::ok ||
-            !send_message(d.fd, offer_message{1, 0, offer_whole}))
-            ::_exit(1);
-        (void)!::write(ready[1], "r", 1);
-        ::pause();
-        ::_exit(0);
-    }
-    char c = 0;
-    ASSERT_EQ(::read(ready[0], &c, 1), 1);
+    const pid_t child = registered_child(folder.file("aloed.sock"), hello_in_job(::getpid(), 1, "job-9"),
+                                         offer_message{1, 0, offer_whole});
+    ASSERT_GT(child, 0);
     ASSERT_TRUE(send_message(b, request_message{1}));
     // The borrower holds both cores, the lender's named (this process may use every CPU, so
     // none is outside its mask: the window is empty), lent and borrowed in the status.
@@ -525,8 +524,6 @@ TEST_F(CoordServer, ALenderKilledWhileLendingItsWholeShareTakesTheCoreAway) {
     m = next_allocation(b);
     while (m.borrowed != 0) m = next_allocation(b);
     EXPECT_EQ(m.threads, 1u);  // its own count again: nothing left to borrow
-    ::close(ready[0]);
-    ::close(ready[1]);
     ::close(cli);
     ::close(b);
 }
