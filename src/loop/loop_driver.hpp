@@ -151,30 +151,13 @@ inline void run_participant(S& s, participant& p, Body&& body) noexcept {
 }
 
 /// Schedules whose dynamic part is one pool any participant takes from without a cursor of
-/// its own: a participant that was not there at the fork (a guest on a borrowed core) may
-/// join them mid-way.
+/// its own, and whose static part a cursor marked `static_done` skips: a participant that
+/// was not there at the fork (a guest on a borrowed core) may join them mid-way and runs
+/// run_participant like the others.
 template <class S>
 inline constexpr bool welcomes_guests = [] {
     if constexpr (requires { S::guests_welcome; }) return S::guests_welcome;
     else return false;
 }();
-
-/// A guest: the dynamic part only, from where the pool is now, until it is empty or the
-/// limit drops below the guest.
-template <class S, class Body>
-inline void run_guest(S& s, participant& p, Body&& body) noexcept {
-    chunk c;
-    p.account.start = p.account.static_end = runtime::now_ticks();
-    std::uint64_t dynamic_iterations = 0, chunks = 0;
-    const int id = p.cursor.id;
-    for (; !must_leave(id) && s.next_dynamic(p.cursor, c) != take::none;) {
-        body(c);
-        dynamic_iterations += c.end - c.begin;
-        ++chunks;
-    }
-    p.account.dynamic_iterations = dynamic_iterations;
-    p.account.chunks = chunks;
-    p.at = participant::stage::done;
-}
 
 }  // namespace aloe::loop

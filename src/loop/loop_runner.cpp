@@ -24,7 +24,6 @@
 
 #include <aloe/parallel_for.hpp>
 
-#include <cstddef>
 #include <cstdlib>
 #include <mutex>
 
@@ -32,7 +31,8 @@ namespace aloe::loop {
 
 namespace {
 
-struct loop_job {
+// The job is its own door (participant 0 knocks on it; open_door finds the job from it).
+struct loop_job : loop_door {
     any_schedule* sched = nullptr;
     participant* participants = nullptr;  // [slots]: the planned ones, then room for guests
     worker_record* records = nullptr;
@@ -43,18 +43,13 @@ struct loop_job {
     int joined = 0;             // guests that came in mid-way (written by participant 0 only)
     int own_planned = 1;        // the plan's threads on the program's own cores
     runtime::worker_team* team = nullptr;
-    loop_door door;             // participant 0 knocks on it; job_of() finds the job from it
 };
-
-loop_job& job_of(loop_door* d) noexcept {
-    return *reinterpret_cast<loop_job*>(reinterpret_cast<char*>(d) - offsetof(loop_job, door));
-}
 
 // Participant 0, after a refresh moved the limit: spares join as guests for the cores
 // borrowed now (never beyond the limit or the team).
 void open_door(loop_door* d) noexcept {
     d->seen = participant_limit_changes();
-    loop_job& job = job_of(d);
+    loop_job& job = *static_cast<loop_job*>(d);
     // The plan's own threads (a policy may have planned fewer than the team's own count)
     // plus every core borrowed now.
     const int target = std::min({participant_limit(), job.own_planned + runtime::borrowed_core_count(), job.slots});
@@ -64,7 +59,7 @@ void open_door(loop_door* d) noexcept {
         participant& g = job.participants[i];
         g = participant{};
         g.cursor.id = i;
-        g.at = participant::stage::dynamic_part;
+        g.cursor.static_done = true;  // a guest has no static part: the dynamic pool only
     }
     job.joined += job.team->join_running(have, target);
 }
@@ -74,14 +69,8 @@ void job_entry(void* p, int id) noexcept {
     participant& me = job.participants[id];
     std::visit(
         [&](auto& s) {
-            using S = std::decay_t<decltype(s)>;
-            if constexpr (!std::is_same_v<S, std::monostate>) {
-                const auto body = [&](const chunk& c) { job.fn(job.ctx, c.begin, c.end, id); };
-                if constexpr (welcomes_guests<S>) {
-                    if (id >= job.planned) return run_guest(s, me, body);
-                }
-                run_participant(s, me, body);
-            }
+            if constexpr (!std::is_same_v<std::decay_t<decltype(s)>, std::monostate>)
+                run_participant(s, me, [&](const chunk& c) { job.fn(job.ctx, c.begin, c.end, id); });
         },
         *job.sched);
     me.close(runtime::now_ticks(), job.records[id]);
@@ -167,9 +156,9 @@ void run_on(loop::site_state& st, const iteration_space& space, const schedule& 
     job.slots = static_cast<int>(slots);
     job.own_planned = doors ? std::min(plan.threads, guests_from->own_size()) : plan.threads;
     job.team = guests_from;
-    job.door.open = &open_door;
-    job.door.seen = participant_limit_changes();
-    loop_door* const outer = doors ? set_loop_door(&job.door) : nullptr;
+    job.open = &open_door;
+    job.seen = participant_limit_changes();
+    loop_door* const outer = doors ? set_loop_door(&job) : nullptr;
     const runtime::ticks t0 = runtime::now_ticks();
     fork(&job_entry, &job, plan.threads);
     const runtime::ticks t1 = runtime::now_ticks();

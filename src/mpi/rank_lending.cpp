@@ -4,6 +4,7 @@
 #include "mpi/slack_board.hpp"
 #include "runtime/borrowed_cores.hpp"
 #include "runtime/config.hpp"
+#include "runtime/local_ranks.hpp"
 #include "runtime/report.hpp"
 #include "runtime/team.hpp"
 
@@ -63,7 +64,7 @@ void lending_after_init(MPI_Comm world) noexcept {
     lender& l = lender_state();
     const runtime::config& cfg = runtime::current_config();
     runtime::lend_mode mode = cfg.lend;
-    const int local = runtime::local_ranks_from_environment(runtime::process_environment());
+    const int local = runtime::local_ranks_from(runtime::process_environment());
     if (mode == runtime::lend_mode::automatic)
         mode = runtime::daemon_socket_present() && local > 1 ? runtime::lend_mode::predictive : runtime::lend_mode::off;
     l.rule.mode = mode;

@@ -23,10 +23,6 @@ struct node_share {
     int online_cpus = 0;   ///< the node's online CPUs
 };
 
-/// This node's rank count from Open MPI (OMPI_COMM_WORLD_LOCAL_SIZE), MPICH's Hydra
-/// (MPI_LOCALNRANKS) or Slurm (SLURM_NTASKS_PER_NODE, "4" or "4(x2)"); 1 when none says.
-int local_ranks_from(const std::function<std::optional<std::string>(std::string_view)>& lookup);
-
 /// Unbound (the mask is the whole node) and more threads on the node than CPUs.
 bool ranks_share_cpus_unbound(const node_share& n) noexcept;
 

@@ -1,9 +1,9 @@
 #include "runtime/borrowed_cores.hpp"
 
+#include "runtime/local_ranks.hpp"
+
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <string>
 #include <unistd.h>
 
 namespace aloe::runtime {
@@ -18,11 +18,6 @@ constinit std::array<std::atomic<int>, borrowable_most_named> borrowed_named_cpu
 constinit std::atomic<int> borrowed_named{0};
 constinit std::atomic<bool> daemon_socket_seen{false};
 
-int parse_rank_count(const std::string& s) {
-    int v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return ec == std::errc() && end == s.data() + s.size() && v > 0 ? v : 0;
-}
 
 }  // namespace
 
@@ -39,24 +34,11 @@ bool daemon_socket_present() noexcept { return daemon_socket_seen.load(std::memo
 int default_spare_workers(int own) {
     const config& cfg = current_config();
     if (cfg.lend == lend_mode::off) return 0;
-    const int ranks = local_ranks_from_environment(process_environment());
+    const int ranks = local_ranks_from(process_environment());
     if (ranks <= 1) return 0;
     const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
     return spare_workers_for_lending(cfg.lend, daemon_socket_present(), ranks, own,
                                      online > 0 ? static_cast<int>(online) : own);
-}
-
-int local_ranks_from_environment(const env_lookup& env) {
-    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE"})
-        if (auto v = env(name); v)
-            if (const int n = parse_rank_count(*v); n > 0) return n;
-    // Slurm: "2(x3),1" lists tasks per node; the first node's count is this node's when
-    // the job is uniform, which is the case lending is for.
-    if (auto v = env("SLURM_TASKS_PER_NODE"); v) {
-        const std::string first = v->substr(0, v->find_first_of("(,"));
-        if (const int n = parse_rank_count(first); n > 0) return n;
-    }
-    return 1;
 }
 
 int borrowed_core_count() noexcept { return borrowed_count.load(std::memory_order_relaxed); }

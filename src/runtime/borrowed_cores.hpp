@@ -37,10 +37,6 @@ bool daemon_socket_present() noexcept;
 /// environment, the node's online CPUs); 0 when lending cannot happen.
 int default_spare_workers(int own);
 
-/// The job's ranks on this node, from the launcher's environment (OpenMPI, MPICH/Hydra,
-/// Slurm); 1 when none says.
-int local_ranks_from_environment(const env_lookup& env);
-
 /// How many borrowed cores the process holds now (0: none). Relaxed: a loop plans with it.
 int borrowed_core_count() noexcept;
 

@@ -20,6 +20,7 @@
 #include "omp/node_sharing.hpp"
 #include "omp/process_report.hpp"
 #include "runtime/config.hpp"
+#include "runtime/local_ranks.hpp"
 #include "runtime/output_file.hpp"
 #include "runtime/output_path.hpp"
 #include "runtime/printable_text.hpp"
@@ -464,7 +465,7 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
 void passive_when_ranks_share_cpus(const run_plan& plan, environment& env) {
     if (lookup(env, "OMP_WAIT_POLICY") || lookup(env, "GOMP_SPINCOUNT")) return;
     omp::node_share n;
-    n.local_ranks = omp::local_ranks_from([&](std::string_view name) { return lookup(env, name); });
+    n.local_ranks = runtime::local_ranks_from([&](std::string_view name) { return lookup(env, name); });
     if (n.local_ranks < 2) return;
     cpu_set_t mask;
     CPU_ZERO(&mask);

@@ -10,6 +10,7 @@
 #include "loop/participant_limit.hpp"
 #include "unit/loop/iteration_hits.hpp"
 #include "runtime/borrowed_cores.hpp"
+#include "runtime/local_ranks.hpp"
 #include "runtime/team.hpp"
 
 #include <gtest/gtest.h>
@@ -78,12 +79,12 @@ TEST(LoopGuestsArithmetic, LocalRanksComeFromTheLauncher) {
             return std::nullopt;
         });
     };
-    EXPECT_EQ(runtime::local_ranks_from_environment(env({})), 1);
-    EXPECT_EQ(runtime::local_ranks_from_environment(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}})), 4);
-    EXPECT_EQ(runtime::local_ranks_from_environment(env({{"MPI_LOCALNRANKS", "3"}})), 3);
-    EXPECT_EQ(runtime::local_ranks_from_environment(env({{"SLURM_TASKS_PER_NODE", "8(x2),4"}})), 8);
-    EXPECT_EQ(runtime::local_ranks_from_environment(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "four"}})), 1);
-    EXPECT_EQ(runtime::local_ranks_from_environment(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "0"}})), 1);
+    EXPECT_EQ(runtime::local_ranks_from(env({})), 1);
+    EXPECT_EQ(runtime::local_ranks_from(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}})), 4);
+    EXPECT_EQ(runtime::local_ranks_from(env({{"MPI_LOCALNRANKS", "3"}})), 3);
+    EXPECT_EQ(runtime::local_ranks_from(env({{"SLURM_TASKS_PER_NODE", "8(x2),4"}})), 8);
+    EXPECT_EQ(runtime::local_ranks_from(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "four"}})), 1);
+    EXPECT_EQ(runtime::local_ranks_from(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "0"}})), 1);
 }
 
 TEST_F(LoopGuests, WithNothingBorrowedTheLoopRunsOnItsCallerAlone) {

@@ -1,6 +1,7 @@
 // When `aloe run` makes libgomp's waiting passive: ranks of one node, unbound, with more
 // threads among them than CPUs; and the node's rank count from each launcher's variables.
 #include "omp/node_sharing.hpp"
+#include "runtime/local_ranks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@ using aloe::omp::node_share;
 using aloe::omp::ranks_share_cpus_unbound;
 
 int ranks_with(const std::map<std::string, std::string>& vars) {
-    return aloe::omp::local_ranks_from([&](std::string_view name) -> std::optional<std::string> {
+    return aloe::runtime::local_ranks_from([&](std::string_view name) -> std::optional<std::string> {
         const auto it = vars.find(std::string(name));
         if (it == vars.end()) return std::nullopt;
         return it->second;
