@@ -82,7 +82,10 @@ void lending_after_init(MPI_Comm world) noexcept {
     l.collectives = any != 0;
     if (!l.point_to_point) return;
     try {
-        l.spare = static_cast<unsigned>(aloe::team::global().workers().spare());
+        // Threads for borrowed cores: the interposer's regions' under `aloe run`, else the
+        // process team's spare workers.
+        const int registered = runtime::registered_borrowing_threads();
+        l.spare = static_cast<unsigned>(registered >= 0 ? registered : aloe::team::global().workers().spare());
         coord::daemon_client& c = client();
         (void)c.threads(1);  // dials now: the hello's answer comes while the program starts
         c.poll_fast(true);

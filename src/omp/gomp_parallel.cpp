@@ -203,6 +203,15 @@ ALOE_API void omp_set_num_threads_(const int* n) {
     must<void (*)(const int*)>(reinterpret_cast<void*>(real().set_num_threads_f), "omp_set_num_threads_")(n);
 }
 
+// Outside any region, the count a region may reach: the program's, plus the threads its
+// regions may take for borrowed cores (team_region.hpp); inside one, libgomp's (nested).
+ALOE_API int omp_get_max_threads() {
+    const int own = real().get_max_threads();
+    return real().get_level() == 0 ? own + region_borrowing_threads() : own;
+}
+
+ALOE_API int omp_get_max_threads_() { return omp_get_max_threads(); }
+
 ALOE_API void omp_set_schedule(int kind, int chunk) {
     program_sets_schedule.store("the program sets its own schedule (omp_set_schedule)", std::memory_order_relaxed);
     static void* const fn = real_symbol("omp_set_schedule");

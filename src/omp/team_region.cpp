@@ -7,6 +7,7 @@
 #include "omp/interposer_settings.hpp"
 #include "omp/loop_takeover.hpp"
 #include "omp/trace_log.hpp"
+#include "runtime/borrowed_cores.hpp"
 
 #define ALOE_DETAIL_ALLOWED
 #include <aloe/detail/iteration_space.hpp>
@@ -199,6 +200,7 @@ team_region& acquire_region(omp_site& site, region_body body, void* data) {
     r->data = data;
     r->preset_loop = false;
     r->chain_planned = false;
+    r->own_threads = 0;
     r->loop_iterations.store(0, std::memory_order_relaxed);
     r->threads.store(0, std::memory_order_relaxed);
     r->forward_from = team_region::no_forwarding;
@@ -285,8 +287,31 @@ void back_outside(thread_view& v) noexcept {
 
 namespace {
 
+// A thread past the region's own count runs on a core another rank lent (issue 19): pinned
+// to that core's CPU for the body, back on its own mask after it (a libgomp pool thread may
+// serve any later region, the lender's core taken back by then). Two system calls a region
+// per such thread, only while borrowing.
+class borrowed_seat {
+public:
+    borrowed_seat(const team_region& r, int thread) noexcept {
+        if (r.own_threads <= 0 || thread < r.own_threads) [[likely]] return;
+        moved_ = sched_getaffinity(0, sizeof home_, &home_) == 0;
+        if (moved_) runtime::pin_to_borrowed_cpu(thread - r.own_threads, home_);
+    }
+    ~borrowed_seat() {
+        if (moved_) [[unlikely]] sched_setaffinity(0, sizeof home_, &home_);
+    }
+    borrowed_seat(const borrowed_seat&) = delete;
+    borrowed_seat& operator=(const borrowed_seat&) = delete;
+
+private:
+    bool moved_ = false;
+    cpu_set_t home_;
+};
+
 void run_body(thread_view& v, team_region& r) {
     const int me = v.thread;
+    const borrowed_seat seat(r, me);
     const runtime::ticks t0 = runtime::now_ticks();
     r.body(r.data);
     const runtime::ticks t1 = runtime::now_ticks();
@@ -354,9 +379,45 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
     s.imbalance.add(static_cast<std::uint64_t>(imbalance * 1e6 + 0.5));  // ratio unit: millionths
 }
 
+// The threads this process's regions can put on borrowed cores: as many as the native
+// team's spares would be for the region's own count (runtime/borrowed_cores.hpp); asked by
+// libaloe-mpi at MPI_Init, once libgomp has read its settings.
+int region_borrowing_threads() noexcept {
+    static const int most = [] {
+        const int own = settings().threads > 0 ? settings().threads : real().get_max_threads();
+        try {
+            return runtime::default_spare_workers(std::max(own, 1));
+        } catch (...) {
+            return 0;
+        }
+    }();
+    return most;
+}
+
+namespace {
+
+// Cores lent by other ranks of the job (issue 19) join the region as extra threads, one
+// per borrowed CPU the daemon named, no more than the process asked for; the region
+// learns its own count so that region_entry pins the extra ones.
+unsigned with_borrowed_cores(team_region& r, unsigned threads, int available) {
+    const int named = runtime::borrowed_cores_named();
+    if (named <= 0) [[likely]] return threads;
+    const int extra = std::min(named, region_borrowing_threads());
+    if (extra <= 0) return threads;
+    const int own = threads > 0 ? static_cast<int>(threads) : std::max(available, 1);
+    r.own_threads = own;
+    return static_cast<unsigned>(own + extra);
+}
+
+}  // namespace
+
 // Regions watch for the node daemon (coord/node_share_policy.hpp), even while none answers,
-// so that a program under `aloe run` joins a daemon started after it.
-__attribute__((constructor)) void keep_node_share_for_regions() { coord::keep_node_share_policy(); }
+// so that a program under `aloe run` joins a daemon started after it. Their regions, not
+// the native team's spares, take the cores other ranks lend.
+__attribute__((constructor)) void keep_node_share_for_regions() {
+    coord::keep_node_share_policy();
+    runtime::set_borrowing_threads_source(&region_borrowing_threads);
+}
 
 unsigned region_threads(team_region& r, unsigned requested) {
     omp_site& site = *r.site;
@@ -374,7 +435,8 @@ unsigned region_threads(team_region& r, unsigned requested) {
         coord::daemon_client& daemon = coord::daemon_client::process(coord::client_interposed);
         daemon.mark_not_malleable();
         (void)daemon.threads(static_cast<unsigned>(std::max(real().get_max_threads(), 1)));
-        return 0;
+        // Borrowed cores still join: the program's count is its own cores' (as DLB LeWI).
+        return with_borrowed_cores(r, 0, real().get_max_threads());
     }
     if (this_thread_view.region != nullptr) return 0;  // nested: libgomp's nesting rules
     const int proposed = settings().threads;
@@ -382,11 +444,11 @@ unsigned region_threads(team_region& r, unsigned requested) {
     // A clock read while no daemon is joined; joined, its kind is in the region chains.
     coord::watch_daemon_for_regions(static_cast<unsigned>(std::max(available, 1)));
     if (!loop::chain_applies(loop::policy_scope::region, nullptr)) [[likely]]
-        return static_cast<unsigned>(proposed);
+        return with_borrowed_cores(r, static_cast<unsigned>(proposed), available);
     std::lock_guard lock(site.chain_mutex);
     const loop::loop_plan plan = site.region_chain.plan({loop::policy_scope::region, nullptr, site.name, {}}, 0, available);
     r.chain_planned = true;
-    return static_cast<unsigned>(plan.threads);
+    return with_borrowed_cores(r, static_cast<unsigned>(plan.threads), available);
 }
 
 }  // namespace aloe::omp

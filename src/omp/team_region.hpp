@@ -125,6 +125,10 @@ struct team_region {
     void* data = nullptr;
     bool preset_loop = false;  ///< combined parallel loop: slot 0 holds it before the team starts
     bool chain_planned = false;  ///< region_threads() asked the site's policy chain
+    /// Set when region_threads() added threads for cores borrowed from other ranks (issue
+    /// 19): the region's own count; OpenMP threads from here on run pinned to a borrowed
+    /// CPU each (region_entry), and go back to their own mask when they leave. 0: none.
+    int own_threads = 0;
     /// Iterations of the worksharing loops this execution ran (taken and forwarded, counted
     /// once per loop): the region's work, by which the node daemon's efficiency meter
     /// compares its runs (a region site called on grids of different sizes does different
@@ -211,6 +215,12 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1);
 /// the site, and on `r` whether the site's policy chain planned it (then record_region
 /// lets the chain observe it).
 unsigned region_threads(team_region& r, unsigned requested);
+
+/// Threads past its own count an outermost region may take for cores other ranks of the
+/// MPI job lend this one (issue 19; 0 when lending cannot happen here). omp_get_max_threads()
+/// at level 0 reports them too (gomp_parallel.cpp): a program that sizes per-thread arrays
+/// by it before a region then has room for every thread the region may get.
+int region_borrowing_threads() noexcept;
 
 /// Whether `cancel parallel` has been activated in the calling thread's region (libgomp's
 /// GOMP_cancellation_point, which has no side effect; false unless OMP_CANCELLATION=true).

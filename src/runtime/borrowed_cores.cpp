@@ -17,6 +17,7 @@ constinit std::atomic<std::uint32_t> borrowed_generation{0};
 constinit std::array<std::atomic<int>, borrowable_most_named> borrowed_named_cpu{};  // -1 past the named ones
 constinit std::atomic<int> borrowed_named{0};
 constinit std::atomic<bool> daemon_socket_seen{false};
+constinit std::atomic<borrowing_threads_source> borrowing_source{nullptr};
 
 
 }  // namespace
@@ -56,6 +57,28 @@ void set_borrowed_cores(int n, const std::vector<int>& cpus) noexcept {
 int borrowed_cpu_for_spare(int index) noexcept {
     if (index < 0 || index >= borrowed_named.load(std::memory_order_relaxed)) return -1;
     return borrowed_named_cpu[static_cast<std::size_t>(index)].load(std::memory_order_relaxed);
+}
+
+int borrowed_cores_named() noexcept {
+    return std::min(borrowed_named.load(std::memory_order_relaxed), borrowed_count.load(std::memory_order_relaxed));
+}
+
+void pin_to_borrowed_cpu(int index, const cpu_set_t& otherwise) noexcept {
+    const int cpu = borrowed_cpu_for_spare(index);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+    else set = otherwise;
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+void set_borrowing_threads_source(borrowing_threads_source source) noexcept {
+    borrowing_source.store(source, std::memory_order_release);
+}
+
+int registered_borrowing_threads() noexcept {
+    const borrowing_threads_source source = borrowing_source.load(std::memory_order_acquire);
+    return source != nullptr ? source() : -1;
 }
 
 }  // namespace aloe::runtime

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <sched.h>
 #include <vector>
 
 namespace aloe::runtime {
@@ -49,5 +50,22 @@ void set_borrowed_cores(int count, const std::vector<int>& cpus) noexcept;
 /// The CPU spare worker `index` (0-based among the spares) should run on; -1: anywhere the
 /// process may run.
 int borrowed_cpu_for_spare(int index) noexcept;
+
+/// How many borrowed cores have a CPU named (the daemon names them from the lenders' masks;
+/// an unnamed one would put its thread on the rank's own cores, so nothing runs on it).
+int borrowed_cores_named() noexcept;
+
+/// Pins the calling thread onto the CPU of borrowed core `index`, or onto `otherwise` when
+/// that core has no CPU named. A CPU the process's cgroup does not allow is refused by the
+/// kernel: the thread stays where it was (slower, never wrong).
+void pin_to_borrowed_cpu(int index, const cpu_set_t& otherwise) noexcept;
+
+/// Who puts threads on borrowed cores in this process, and how many it can: the process
+/// team's spare workers by default; under `aloe run` the interposer, whose regions take
+/// extra libgomp threads instead (omp/team_region.cpp), registers its own count. -1: no
+/// source registered (the process team's count applies).
+using borrowing_threads_source = int (*)() noexcept;
+void set_borrowing_threads_source(borrowing_threads_source source) noexcept;
+int registered_borrowing_threads() noexcept;
 
 }  // namespace aloe::runtime

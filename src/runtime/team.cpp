@@ -368,13 +368,7 @@ void worker_team::place_spare(int worker, std::uint32_t& placed, const cpu_set_t
     const std::uint32_t now = borrowed_placement_generation();
     if (now == placed) return;
     placed = now;
-    const int cpu = borrowed_cpu_for_spare(worker - own_size());
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
-    else set = home;  // no CPU named: where the process may run
-    // A CPU the cgroup does not allow is refused: the worker stays where it was.
-    sched_setaffinity(0, sizeof set, &set);
+    pin_to_borrowed_cpu(worker - own_size(), home);  // no CPU named: where the process may run
 }
 
 void worker_team::worker_main(int worker) {

@@ -7,34 +7,15 @@
 # against 48): far beyond the 1 ms a prediction needs and the 0.5 ms the borrower takes to
 # notice, in each of 30 steps; on a tiny grid no wait is worth lending and none happens.
 cmake_minimum_required(VERSION 3.20)
-foreach(v MPIEXEC APP ALOED ALOE MPI_LIB WORK MODE)
-  if(NOT DEFINED ${v})
-    message(FATAL_ERROR "lending_check.cmake: ${v} not given")
-  endif()
-endforeach()
-file(REMOVE_RECURSE ${WORK})
-file(MAKE_DIRECTORY ${WORK})
-set(socket ${WORK}/aloed.sock)
-execute_process(COMMAND sh -c "'${ALOED}' --socket '${socket}' >/dev/null 2>'${WORK}/aloed.log' & echo $!"
-                OUTPUT_VARIABLE daemon OUTPUT_STRIP_TRAILING_WHITESPACE)
-foreach(i RANGE 100)
-  if(EXISTS ${socket})
-    break()
-  endif()
-  execute_process(COMMAND sleep 0.05)
-endforeach()
-separate_arguments(flags UNIX_COMMAND "${MPIEXEC_FLAGS}")
+set(required MPIEXEC APP ALOED ALOE MPI_LIB WORK MODE)
+include(${CMAKE_CURRENT_LIST_DIR}/private_daemon.cmake)
 execute_process(
   COMMAND ${MPIEXEC} ${flags} -np 2 --bind-to core -x ALOE_LEND=${MODE} -x ALOE_DAEMON_SOCKET=${socket}
           -x ALOE_MPI_STATS=${WORK}/mpi.json -x ALOE_STATS=${WORK}/loops.json -x LD_PRELOAD=${MPI_LIB}
           ${APP} --threads 1 --nx 128 --ny 128 --nz 192 --steps 30 --warmup 2 --heavy-rank 1:3 --runtime aloe
           --schedule dynamic,chunk=1 --regions-per-step 2 --json ${WORK}/run.json
   WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
-execute_process(COMMAND env ALOE_DAEMON_SOCKET=${socket} ${ALOE} daemon status --json OUTPUT_VARIABLE status)
-execute_process(COMMAND kill ${daemon})
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "exit status ${rc}\n${out}\n${err}")
-endif()
+stop_private_daemon()
 file(READ ${WORK}/run.json run)
 string(JSON ok GET "${run}" ok)
 if(NOT ok)

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <sched.h>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -85,6 +86,48 @@ TEST(LoopGuestsArithmetic, LocalRanksComeFromTheLauncher) {
     EXPECT_EQ(runtime::local_ranks_from(env({{"SLURM_TASKS_PER_NODE", "8(x2),4"}})), 8);
     EXPECT_EQ(runtime::local_ranks_from(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "four"}})), 1);
     EXPECT_EQ(runtime::local_ranks_from(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "0"}})), 1);
+}
+
+TEST(BorrowedPlacement, NamedCoresAreTheBorrowedOnesWithACpu) {
+    runtime::set_borrowed_cores(3, {5});
+    EXPECT_EQ(runtime::borrowed_cores_named(), 1);  // two have no CPU: nothing runs on them
+    EXPECT_EQ(runtime::borrowed_cpu_for_spare(0), 5);
+    EXPECT_EQ(runtime::borrowed_cpu_for_spare(1), -1);
+    runtime::set_borrowed_cores(1, {5, 6});
+    EXPECT_EQ(runtime::borrowed_cores_named(), 1);  // the count bounds the CPUs named
+    runtime::set_borrowed_cores(0, {});
+    EXPECT_EQ(runtime::borrowed_cores_named(), 0);
+}
+
+TEST(BorrowedPlacement, AThreadGoesToItsBorrowedCpuOrElseWhereItIsTold) {
+    cpu_set_t home;
+    ASSERT_EQ(sched_getaffinity(0, sizeof home, &home), 0);
+    int last = -1;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &home)) last = c;
+    ASSERT_GE(last, 0);
+    runtime::set_borrowed_cores(1, {last});
+    cpu_set_t on_borrowed, on_fallback;
+    std::thread([&] {
+        runtime::pin_to_borrowed_cpu(0, home);
+        sched_getaffinity(0, sizeof on_borrowed, &on_borrowed);
+        runtime::pin_to_borrowed_cpu(1, home);  // no CPU named for a second core
+        sched_getaffinity(0, sizeof on_fallback, &on_fallback);
+    }).join();
+    runtime::set_borrowed_cores(0, {});
+    EXPECT_EQ(CPU_COUNT(&on_borrowed), 1);
+    EXPECT_TRUE(CPU_ISSET(last, &on_borrowed));
+    EXPECT_TRUE(CPU_EQUAL(&on_fallback, &home));
+}
+
+int seven_threads() noexcept { return 7; }
+
+TEST(BorrowedPlacement, ARegisteredSourceSaysHowManyThreadsCanBorrow) {
+    EXPECT_EQ(runtime::registered_borrowing_threads(), -1);  // the process team's spares apply
+    runtime::set_borrowing_threads_source(&seven_threads);
+    EXPECT_EQ(runtime::registered_borrowing_threads(), 7);
+    runtime::set_borrowing_threads_source(nullptr);
+    EXPECT_EQ(runtime::registered_borrowing_threads(), -1);
 }
 
 TEST_F(LoopGuests, WithNothingBorrowedTheLoopRunsOnItsCallerAlone) {

@@ -1,0 +1,92 @@
+/* Lending to an unmodified MPI+OpenMP program under `aloe run --mpi --lend MODE` (issue 19):
+ * 2 ranks bound one per core, rank 1 three times as heavy; each step K parallel regions
+ * (no num_threads clause), each a schedule(runtime) loop, then an MPI_Allreduce where rank 0
+ * waits and lends its core. Rank 1 prints what it saw, one `key value` per line:
+ *   widest      the largest team a region got (2 once a borrowed core joined)
+ *   foreign     regions in which a thread ran on a CPU outside the rank's own mask
+ *   max_threads omp_get_max_threads() outside regions, least seen (room for every thread)
+ *   lost        loop iterations run other than exactly once (must be 0)
+ *   astray      threads of the process whose mask at the end is not the rank's own
+ * Exit 1 on a wrong count (lost, or a team wider than max_threads said), else 0: the test
+ * script (lending_omp_check.cmake) decides what the lending mode should have produced. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <mpi.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { iterations = 4096, steps = 30, regions_per_step = 4 };
+
+static unsigned char hits[iterations];
+
+/* About 1 us of arithmetic an iteration, `weight` times over. */
+static double work(int i, int weight) {
+    double x = i;
+    for (int r = 0; r < weight * 300; ++r) x = x * 0.999999 + 1e-9;
+    return x;
+}
+
+/* Threads of this process whose affinity differs from `own` (a borrowed core kept). */
+static int threads_astray(const cpu_set_t* own) {
+    DIR* d = opendir("/proc/self/task");
+    if (d == NULL) return -1;
+    int astray = 0;
+    for (struct dirent* e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        cpu_set_t m;
+        CPU_ZERO(&m);
+        if (sched_getaffinity(atoi(e->d_name), sizeof m, &m) == 0 && !CPU_EQUAL(&m, own)) ++astray;
+    }
+    closedir(d);
+    return astray;
+}
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    cpu_set_t own;
+    CPU_ZERO(&own);
+    sched_getaffinity(0, sizeof own, &own);
+    const int weight = rank == 1 ? 3 : 1;
+    int widest = 0, foreign = 0, least_max = 1 << 30, lost = 0;
+    double sink = 0;
+    for (int s = 0; s < steps; ++s) {
+        for (int k = 0; k < regions_per_step; ++k) {
+            memset(hits, 0, sizeof hits);
+            const int max_threads = omp_get_max_threads();
+            if (max_threads < least_max) least_max = max_threads;
+            int team = 0, strangers = 0;
+#pragma omp parallel reduction(+ : sink, strangers)
+            {
+#pragma omp single
+                team = omp_get_num_threads();
+                if (!CPU_ISSET(sched_getcpu(), &own)) strangers = 1;
+#pragma omp for schedule(runtime)
+                for (int i = 0; i < iterations / regions_per_step; ++i) {
+                    const int at = k * (iterations / regions_per_step) + i;
+                    __atomic_fetch_add(&hits[at], 1, __ATOMIC_RELAXED);
+                    sink += work(i, weight);
+                }
+            }
+            if (team > widest) widest = team;
+            if (team > max_threads) lost = -1000000;  /* a team wider than the room said */
+            if (strangers > 0) ++foreign;
+            for (int i = k * (iterations / regions_per_step); i < (k + 1) * (iterations / regions_per_step); ++i)
+                if (hits[i] != 1) ++lost;
+        }
+        double total = 0;
+        MPI_Allreduce(&sink, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        printf("widest %d\nforeign %d\nmax_threads %d\nlost %d\nastray %d\n", widest, foreign, least_max, lost,
+               threads_astray(&own));
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return lost != 0 ? 1 : 0;
+}

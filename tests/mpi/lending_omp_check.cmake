@@ -1,0 +1,38 @@
+# Lending to an unmodified MPI+OpenMP program (issue 19): a private aloed, lending_omp.c on
+# 2 ranks bound one per core under `aloe run --mpi --lend MODE`. With MODE reactive or
+# predictive, rank 1's regions must have taken a thread on the core rank 0 lent (a team of
+# 2, a thread on a CPU outside its own mask), omp_get_max_threads() must have left room for
+# it, every loop iteration ran once, and at the end every thread is back on the rank's own
+# CPUs; with off, none of that happens (a team of 1, max_threads 1). The daemon holds no
+# client after the job.
+cmake_minimum_required(VERSION 3.20)
+set(required MPIEXEC PROGRAM ALOED ALOE WORK MODE)
+include(${CMAKE_CURRENT_LIST_DIR}/private_daemon.cmake)
+execute_process(
+  COMMAND ${MPIEXEC} ${flags} -np 2 --bind-to core -x ALOE_DAEMON_SOCKET=${socket} -x OMP_NUM_THREADS=1
+          ${ALOE} run --mpi --lend ${MODE} --schedule dynamic,chunk=4 --summary none --mpi-stats ${WORK}/mpi.json
+          -- ${PROGRAM}
+  WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+stop_private_daemon()
+foreach(key widest foreign max_threads lost astray)
+  if(NOT out MATCHES "${key} (-?[0-9]+)")
+    message(FATAL_ERROR "no '${key}' in the output:\n${out}\n${err}")
+  endif()
+  set(${key} ${CMAKE_MATCH_1})
+endforeach()
+set(seen "widest ${widest}, foreign ${foreign}, max_threads ${max_threads}, lost ${lost}, astray ${astray}")
+if(NOT lost EQUAL 0 OR NOT astray EQUAL 0 OR max_threads LESS widest)
+  message(FATAL_ERROR "wrong: ${seen}\n${err}")
+endif()
+if(MODE STREQUAL "off")
+  if(NOT widest EQUAL 1 OR NOT foreign EQUAL 0 OR NOT max_threads EQUAL 1)
+    message(FATAL_ERROR "lending off, yet: ${seen}\n${err}")
+  endif()
+elseif(widest LESS 2 OR foreign LESS 1)
+  file(READ ${WORK}/mpi.rank0.json mpi0)
+  message(FATAL_ERROR "rank 1 never took the core rank 0 lent: ${seen}\nrank 0: ${mpi0}\n${err}")
+endif()
+if(NOT status MATCHES "\"clients\": \\[\\]")
+  message(FATAL_ERROR "the daemon still holds clients after the job: ${status}")
+endif()
+message(STATUS "${MODE}: ${seen}")
