@@ -13,7 +13,7 @@ import os
 import socket
 import struct
 
-MAGIC, VERSION = 0x454F4C41, 2      # "ALOE" read as a little-endian uint32; protocol_version
+MAGIC, VERSION = 0x454F4C41, 3      # "ALOE" read as a little-endian uint32; protocol_version
 HELLO, ALLOCATION = 1, 64           # message_kind
 CLIENT_NATIVE = 1 << 2              # client_native: an aloe-native program (hello flags)
 

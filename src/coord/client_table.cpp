@@ -161,7 +161,9 @@ std::vector<allocation_update> client_table::rebalance(bool everyone, double now
 
 // A borrower's extra threads should run on its lenders' cores, not on its own (a rank bound
 // to one core would otherwise stack them there): each transfer names that many of the
-// lender's CPUs that the borrower may not already use and no other borrower got this round.
+// lender's CPUs that the borrower may not already use and no other borrower got this round,
+// from the end of the lender's mask: a rank that lends part of its share keeps running on
+// its first CPUs, where its workers are placed first (runtime/topology.hpp).
 // Unbound ranks (every CPU in every mask) name none: the kernel places those threads.
 void client_table::name_borrowed_cpus(const lending_result& lent) {
     for (client_record& c : clients_) c.borrowed_cpus.clear();
@@ -176,7 +178,9 @@ void client_table::name_borrowed_cpus(const lending_result& lent) {
         const std::vector<int>& own = mask_of(t.borrower);
         std::vector<int>& to = clients_[t.borrower].borrowed_cpus;
         unsigned left = t.cores;
-        for (const int cpu : mask_of(t.lender)) {
+        const std::vector<int>& lender = mask_of(t.lender);
+        for (auto at = lender.rbegin(); at != lender.rend(); ++at) {
+            const int cpu = *at;
             if (left == 0) break;
             if (std::find(own.begin(), own.end(), cpu) != own.end()) continue;
             if (std::find(given.begin(), given.end(), cpu) != given.end()) continue;

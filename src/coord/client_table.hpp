@@ -60,6 +60,7 @@ struct client_record {
     double joined = 0;          ///< seconds on the daemon's clock
     double last_heard = 0;
     std::uint64_t reports = 0;
+    step_message last_step{};   ///< its last step of lending (steps 0: none reported)
     std::vector<int> confined;  ///< CPUs a non-malleable client was confined to (empty: none)
     bool confine_failed = false;
 };

@@ -57,6 +57,7 @@ struct daemon_client::impl {
     std::atomic<unsigned> share{0};     // the policy's, before lending
     std::atomic<unsigned> lent{0};
     std::atomic<unsigned> borrowed{0};
+    std::atomic<std::int64_t> next_step{0};  // step(): not before (now_ns)
     std::atomic<std::int64_t> poll_every{poll_every_ns};
 
     std::mutex mutex;  // the connection and everything below
@@ -146,8 +147,14 @@ struct daemon_client::impl {
             if (r.status == receive_status::invalid) {
                 const std::string path = connected_to;
                 disconnect();
-                say(true, "W704", "aloed at " + path + " sent a message this client cannot read (" +
-                                      std::string(decode_error_text(r.record.error)) + ")", own);
+                say(true, "W704",
+                    r.record.error == decode_error::version
+                        ? "aloed at " + path + " speaks protocol version " + std::to_string(r.record.version) +
+                              ", this client " + std::to_string(protocol_version) +
+                              " (restart the daemon with this aloe: aloe daemon stop, then aloe daemon start)"
+                        : "aloed at " + path + " sent a message this client cannot read (" +
+                              std::string(decode_error_text(r.record.error)) + ")",
+                    own);
                 return;
             }
             if (const auto* a = std::get_if<allocation_message>(&*r.record.value)) {
@@ -318,6 +325,18 @@ bool daemon_client::want(unsigned cores) {
     if (i.fd < 0 || !i.answered || i.job.empty()) return false;
     request_message m;
     m.cores = std::min(cores, max_threads);
+    return send_message(i.fd, m, ++i.sequence);
+}
+
+bool daemon_client::step(const step_message& m) {
+    constexpr std::int64_t every_ns = 250'000'000;
+    impl& i = *impl_;
+    if (i.mode == runtime::daemon_mode::off) return false;
+    const std::int64_t now = now_ns();
+    if (now < i.next_step.load(std::memory_order_relaxed)) return false;
+    std::unique_lock lock(i.mutex, std::try_to_lock);
+    if (!lock.owns_lock() || i.fd < 0 || !i.answered) return false;
+    i.next_step.store(now + every_ns, std::memory_order_relaxed);
     return send_message(i.fd, m, ++i.sequence);
 }
 

@@ -56,6 +56,9 @@ public:
     bool lend(unsigned cores, bool whole);
     /// Asks for up to `cores` beyond its share (ends its offer); 0 takes an offer back.
     bool want(unsigned cores);
+    /// Tells the daemon this rank's last step (status and top show it); at most every
+    /// 0.25 s, later ones dropped meanwhile, never blocking on the client's lock. No answer.
+    bool step(const step_message& m);
     /// Whether lending can happen now: joined, answered, in a job (the hello named one).
     bool in_lending_job() const;
     /// The policy's share before lending, as last told (0: no allocation holds).

@@ -380,6 +380,16 @@ int daemon_server::run() {
             if (std::find(asked.begin(), asked.end(), c.fd) == asked.end()) asked.push_back(c.fd);
             return false;
         }
+        case message_kind::step: {
+            // Kept for status and top; nothing to answer.
+            client_record* r = s.table.find(c.fd);
+            if (r == nullptr) {
+                state::deliver(c, error_of(error_code::not_registered, "a step before a hello"));
+                return false;
+            }
+            r->last_step = std::get<step_message>(m);
+            return false;
+        }
         case message_kind::control: {
             const auto& ctl = std::get<control_message>(m);
             if (ctl.action == control_action::steer) {
@@ -430,6 +440,7 @@ int daemon_server::run() {
                 e.job = make_text<48>(r.job);
                 e.lent = r.lent;
                 e.borrowed = r.borrowed;
+                e.step = r.last_step;
                 state::deliver(c, e);
             }
             auto end = status_end();

@@ -17,10 +17,6 @@ double ewma(double old, double fresh) { return old > 0 ? (1 - ewma_weight) * old
 
 }  // namespace
 
-double monotonic_seconds() noexcept {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 bool site_efficiency::wants_sample(double now) const noexcept {
     return parallel_threads_ > 1 && last_seconds_ > 0 && last_seconds_ <= most_sampled_seconds &&
            (serial_ <= 0 || now - sampled_at_ >= resample_seconds);

@@ -37,6 +37,8 @@
 // threads execute meanwhile (another thread's work too).
 #pragma once
 
+#include "runtime/clock.hpp"
+
 #include "coord/message.hpp"
 
 #include <array>
@@ -127,7 +129,7 @@ private:
 /// The process's meter (one per process, shared by every site).
 process_efficiency& process_meter() noexcept;
 
-/// Seconds on a monotonic clock.
-double monotonic_seconds() noexcept;
+/// Seconds on a monotonic clock (runtime/clock.hpp).
+using runtime::monotonic_seconds;
 
 }  // namespace aloe::coord

@@ -125,6 +125,13 @@ void body(IO& io, M& m) noexcept {
         io.flags(m.flags, "flags", offer_flags_known);
     } else if constexpr (std::is_same_v<T, request_message>) {
         io.number(m.cores, "cores", 0u, max_threads);
+    } else if constexpr (std::is_same_v<T, step_message>) {
+        io.number(m.steps, "steps", 0u, ~0u);
+        io.number(m.own_threads, "own_threads", 0u, max_threads);
+        io.number(m.seconds, "seconds", 0.0, most_seconds);
+        io.number(m.waited_s, "waited_s", 0.0, most_seconds);
+        io.number(m.predicted_s, "predicted_s", -1.0, most_seconds);
+        io.number(m.threads_used, "threads_used", 0.0, static_cast<double>(max_threads));
     } else if constexpr (std::is_same_v<T, control_message>) {
         io.enumeration(m.action, "action", control_action::stop, control_action::steer);
         io.enumeration(m.policy, "policy", policy_id::efficiency, policy_id::equipartition);
@@ -154,6 +161,7 @@ void body(IO& io, M& m) noexcept {
         io.text(m.job, "job");
         io.number(m.lent, "lent", 0u, max_threads);
         io.number(m.borrowed, "borrowed", 0u, max_threads);
+        body(io, m.step);  // the client's last step message, as it came
     } else if constexpr (std::is_same_v<T, status_end_message>) {
         io.number(m.cores, "cores", 0u, max_threads);
         io.number(m.available, "available", 0u, max_threads);
@@ -179,9 +187,10 @@ constexpr std::size_t body_size() noexcept {
     else if constexpr (std::is_same_v<M, report_message>) return 8 + 8 + 8 + 4 + 4 + 2 + 2;
     else if constexpr (std::is_same_v<M, offer_message>) return 4 + 4 + 4;
     else if constexpr (std::is_same_v<M, request_message>) return 4;
+    else if constexpr (std::is_same_v<M, step_message>) return 4 + 4 + 8 + 8 + 8 + 8;
     else if constexpr (std::is_same_v<M, control_message>) return 2 + 2 + 4 + 4;
     else if constexpr (std::is_same_v<M, allocation_message>) return 4 + 4 + 4 + 2 + 2 + 4 + 4 + 4 + 4 + 8;
-    else if constexpr (std::is_same_v<M, status_entry_message>) return 4 + 4 + 4 + 4 + 8 + 4 + 2 + 2 + 16 + 48 + 4 + 4;
+    else if constexpr (std::is_same_v<M, status_entry_message>) return 4 + 4 + 4 + 4 + 8 + 4 + 2 + 2 + 16 + 48 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8;
     else if constexpr (std::is_same_v<M, status_end_message>) return 4 + 4 + 4 + 2 + 2 + 8;
     else if constexpr (std::is_same_v<M, error_message>) return 2 + 2 + 96;
     else return 0;
@@ -194,6 +203,7 @@ constexpr message_kind kind_for() noexcept {
     else if constexpr (std::is_same_v<M, goodbye_message>) return message_kind::goodbye;
     else if constexpr (std::is_same_v<M, offer_message>) return message_kind::offer;
     else if constexpr (std::is_same_v<M, request_message>) return message_kind::request;
+    else if constexpr (std::is_same_v<M, step_message>) return message_kind::step;
     else if constexpr (std::is_same_v<M, control_message>) return message_kind::control;
     else if constexpr (std::is_same_v<M, status_query_message>) return message_kind::status_query;
     else if constexpr (std::is_same_v<M, allocation_message>) return message_kind::allocation;
@@ -242,6 +252,7 @@ std::string_view kind_name(message_kind k) noexcept {
     case message_kind::request: return "request";
     case message_kind::control: return "control";
     case message_kind::status_query: return "status query";
+    case message_kind::step: return "step";
     case message_kind::allocation: return "allocation";
     case message_kind::status_entry: return "status entry";
     case message_kind::status_end: return "status end";

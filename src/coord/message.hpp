@@ -33,10 +33,10 @@ inline constexpr std::uint32_t protocol_magic = 0x454f4c41;  // "ALOE" in little
 // 2: offers carry flags (a rank blocked in MPI lends its whole share); allocations carry the
 // share, what was lent and borrowed and the borrowed CPUs; status entries what was lent and
 // borrowed (issue 19).
-inline constexpr std::uint16_t protocol_version = 2;
+inline constexpr std::uint16_t protocol_version = 3;
 inline constexpr std::size_t header_size = 16;
 /// No record is longer: a receive buffer of this size plus one byte detects a long one.
-inline constexpr std::size_t max_message_size = 128;
+inline constexpr std::size_t max_message_size = 192;
 /// Bounds the daemon accepts (a node of 4096 CPUs is beyond any we know of).
 inline constexpr std::uint32_t max_threads = 4096;
 
@@ -49,6 +49,7 @@ enum class message_kind : std::uint16_t {
     request = 5,        ///< ask for cores beyond the allocation from them (the critical rank)
     control = 6,        ///< from `aloe daemon`: stop, switch policy, steer one process
     status_query = 7,   ///< from `aloe daemon status` and `aloe top`
+    step = 8,           ///< a rank's last step of lending (shown by status and top; no answer)
     // daemon -> client
     allocation = 64,    ///< the threads to run with, sent on change and as answers
     status_entry = 65,  ///< one client, in answer to a status query
@@ -138,6 +139,16 @@ struct offer_message {
 struct request_message {
     std::uint32_t cores = 0;         ///< beyond its share, 0..max_threads (0: none wanted any more)
 };
+// A rank's last completed step as libaloe-mpi reports it (mpi/lending_steps.hpp), a few
+// times a second at most: `aloe daemon status` and `aloe top` show it. Not answered.
+struct step_message {
+    std::uint32_t steps = 0;         ///< steps completed so far
+    std::uint32_t own_threads = 0;   ///< the rank's own cores (its share), 0..max_threads
+    double seconds = 0;              ///< the step's length, >= 0
+    double waited_s = 0;             ///< inside its blocking calls (the actual slack), >= 0
+    double predicted_s = -1;         ///< their predicted slack; -1: none predicted
+    double threads_used = 0;         ///< on average: own, less lent, plus borrowed
+};
 struct control_message {
     control_action action = control_action::stop;
     policy_id policy = policy_id::efficiency;  ///< set_policy
@@ -172,6 +183,7 @@ struct status_entry_message {
     text48 job{};
     std::uint32_t lent = 0;          ///< cores it lends to ranks of its job now
     std::uint32_t borrowed = 0;      ///< and borrows from them
+    step_message step{};             ///< its last step message (steps 0: none came)
 };
 struct status_end_message {
     std::uint32_t cores = 0;         ///< the node's, as the daemon counts them
@@ -186,7 +198,7 @@ struct error_message {
 };
 
 using message = std::variant<hello_message, report_message, goodbye_message, offer_message,
-                             request_message, control_message, status_query_message,
+                             request_message, step_message, control_message, status_query_message,
                              allocation_message, status_entry_message, status_end_message,
                              error_message>;
 

@@ -27,4 +27,26 @@ bool ask_after(const lending_settings& s, std::optional<double> predicted_next_s
     }
 }
 
+std::vector<unsigned> finish_together(std::span<const double> work, unsigned cores) {
+    if (work.empty() || cores < work.size()) return {};
+    std::vector<unsigned> given(work.size(), 1);
+    for (unsigned left = cores - static_cast<unsigned>(work.size()); left > 0; --left) {
+        std::size_t longest = 0;
+        for (std::size_t i = 1; i < work.size(); ++i)
+            if (work[i] / given[i] > work[longest] / given[longest]) longest = i;
+        ++given[longest];
+    }
+    return given;
+}
+
+unsigned cores_for_phase(const lending_settings& s, unsigned own, std::optional<double> compute_s,
+                         std::optional<double> predicted_s) {
+    if (s.mode != lend_mode::predictive || own < 2 || !compute_s || !predicted_s || *compute_s <= 0 ||
+        *predicted_s < s.least_slack_s)
+        return 0;
+    const double pair[2] = {*compute_s * own, (*compute_s + *predicted_s) * own};
+    const std::vector<unsigned> split = finish_together(pair, 2 * own);
+    return own - split[0];
+}
+
 }  // namespace aloe::mpi

@@ -15,6 +15,17 @@
 // predicted, yet the call has waited `least_slack` already) lends as the reactive rule
 // would, and a path with no prediction yet (its first calls) follows the reactive rule.
 //
+// predictive also sizes each compute phase (the time between two blocking calls): at the
+// return of a call, with the compute time the next phase took last time (t, on its `own`
+// cores) and the slack its closing call is predicted to have (s), the rank lends for the
+// whole phase the cores that let it and the rank it waits for finish together. That rank's
+// work is taken as (t + s)·own (it computes while this one waits): finish_together() splits
+// the pair's 2·own cores by work, and what this rank gives up is lent now instead of after
+// it blocks. Integer cores: a rank of one core lends nothing here, only at its wait's entry
+// (time-sharing the core, the same core-seconds). The guard: a phase after which the rank
+// waited less than `least_slack` (it lent too much, or the prediction missed) stops phase
+// lending on that path for `guard_phases` phases.
+//
 // Cores lent for less than the time a borrower needs to notice them (its poll every 0.5 ms
 // from a loop, then a chunk) help nobody, hence `least_slack` (1 ms by default).
 #pragma once
@@ -22,6 +33,8 @@
 #include "runtime/config.hpp"
 
 #include <optional>
+#include <span>
+#include <vector>
 
 namespace aloe::mpi {
 
@@ -29,6 +42,7 @@ struct lending_settings {
     runtime::lend_mode mode = runtime::lend_mode::off;  ///< reactive or predictive act; others do nothing
     double grace_s = 50e-6;                              ///< reactive: waited this long, it lends
     double least_slack_s = 1e-3;                         ///< predictive: worth lending for
+    unsigned guard_phases = 8;                           ///< predictive: phases without phase lending after a miss
 };
 
 /// At a blocking call's entry, with its path's predicted slack (nullopt: none yet): lend now?
@@ -39,5 +53,17 @@ bool lend_while_waiting(const lending_settings& s, std::optional<double> predict
 
 /// After the call, with the path's predicted next slack: ask for cores while computing?
 bool ask_after(const lending_settings& s, std::optional<double> predicted_next_s) noexcept;
+
+/// Splits `cores` between ranks of known `work` (core-seconds) so that the last to finish
+/// finishes first: every rank at least one core, then each further core to the rank whose
+/// time (work / cores) is the longest (the first of equals). Greedy is exact for this
+/// min-max split. Empty when there are fewer cores than ranks.
+std::vector<unsigned> finish_together(std::span<const double> work, unsigned cores);
+
+/// Predictive, at a compute phase's start: the cores to lend until the phase's closing call
+/// (0: none), for `own` cores, the phase's compute time last time and its closing call's
+/// predicted slack (nullopt: unknown).
+unsigned cores_for_phase(const lending_settings& s, unsigned own, std::optional<double> compute_s,
+                         std::optional<double> predicted_s);
 
 }  // namespace aloe::mpi

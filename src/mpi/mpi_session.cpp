@@ -13,6 +13,7 @@
 #include "runtime/report.hpp"
 
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,6 +21,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace aloe::mpi {
 
@@ -31,6 +34,7 @@ struct session {
     int size = 0;
     std::string library;  // the first line of MPI_Get_library_version
     bool written = false;
+    bool lending_written = false;
     calibration calibrated;
 };
 
@@ -39,9 +43,36 @@ session& state() {
     return *s;
 }
 
+// Under `aloe run` with lending on: the per-step summary lines (`aloe run` prints them after
+// the OpenMP summary) and, with --trace, the steps' trace events, into the run's folder
+// (every file a process writes there is its own: the pid names it).
+void write_lending_for_aloe_run(const runtime::config& cfg, int rank) {
+    if (cfg.omp_report_dir.empty() || std::string_view(lending_statistics().mode) == "off") return;
+    struct stat folder {};
+    if (::stat(cfg.omp_report_dir.c_str(), &folder) != 0) return;  // its aloe run has ended
+    const std::string base = cfg.omp_report_dir + "/mpi-" + std::to_string(static_cast<long>(getpid()));
+    std::string error;
+    bool ok = runtime::write_output_file(base + ".lending", lending_summary(rank), error, runtime::private_file_mode);
+    if (ok && !cfg.trace_file.empty())
+        ok = runtime::write_output_file(base + ".trace", lending_trace_events(static_cast<long>(getpid()), rank), error,
+                                        runtime::private_file_mode);
+    if (!ok)
+        runtime::report_once({runtime::report_level::warning, runtime::report_category::mpi, "W602",
+                              "libaloe-mpi: the lending report for aloe run: " + error,
+                              "none (this rank's steps are missing from the summary or trace)"});
+}
+
 void write_statistics() noexcept {
     try {
         const runtime::config& cfg = runtime::current_config();
+        bool lending_first = false;
+        int rank = -1;
+        {
+            std::lock_guard lock(state().mutex);
+            lending_first = !std::exchange(state().lending_written, true);
+            rank = state().rank;
+        }
+        if (lending_first) write_lending_for_aloe_run(cfg, rank);
         if (cfg.mpi_stats_file.empty()) return;
         // The launcher's variables name the rank as well, but MPI itself is surer.
         runtime::process_identity who = runtime::process_identity::of_this_process(cfg);
@@ -93,7 +124,8 @@ std::string lending_json() {
     return "{\"mode\": " + runtime::json_quote(l.mode) + ", \"polite_collectives\": " + (l.collectives ? "true" : "false") +
            ", \"polite_waits\": " + std::to_string(l.polite_waits) + ", \"lends\": " + std::to_string(l.lends) +
            ", \"lent_s\": " + runtime::json_number(l.lent_s) + ", \"asks\": " + std::to_string(l.asks) +
-           ", \"take_backs\": " + std::to_string(l.take_backs) + "}";
+           ", \"take_backs\": " + std::to_string(l.take_backs) + ", \"phase_lends\": " + std::to_string(l.phase_lends) +
+           ", \"phase_misses\": " + std::to_string(l.phase_misses) + ", \"phase_core_s\": " + runtime::json_number(l.phase_core_s) + ",\n  " + lending_steps_json() + "}";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "mpi/rank_lending.hpp"
 
 #include "coord/daemon_client.hpp"
+#include "mpi/lending_steps.hpp"
 #include "mpi/slack_board.hpp"
 #include "runtime/borrowed_cores.hpp"
 #include "runtime/config.hpp"
@@ -10,22 +11,46 @@
 
 #include <aloe/team.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include <sched.h>
 
 namespace aloe::mpi {
 namespace {
+
+// What phase sizing (lending_rule.hpp) remembers of a call path, as if the rank had run the
+// phase before it on its own cores (a phase run with cores lent is scaled back: its compute
+// by the cores it kept, its closing wait by the cores the other rank then had).
+struct path_phase {
+    double compute_s = -1;          // the phase that ends at this path's call; < 0: not seen
+    double slack_s = -1;            // the call's wait
+    std::uint32_t next_plus_1 = 0;  // the path of the polite wait that came after it, + 1
+    unsigned guarded = 0;           // phases ending here left without phase lending (a miss)
+};
 
 struct lender {
     lending_settings rule;
     bool point_to_point = false;
     bool collectives = false;
     unsigned spare = 0;                    // cores this process could use beyond its share
+    unsigned own_threads = 1;              // its own count, while no daemon tells its share
     std::atomic<bool> busy{false};         // one polite wait at a time lends
     bool asking = false;                   // a request stands (under busy)
     std::atomic<std::uint64_t> waits{0}, lends{0}, asks{0}, take_backs{0};
     std::atomic<double> lent_s{0};
+    // Phase sizing (predictive), under busy: the last polite wait's path and return, and
+    // the cores lent for the phase running now.
+    std::vector<path_phase> paths;
+    std::size_t last_row_plus_1 = 0;
+    double last_return_s = -1;  // runtime::monotonic_seconds(); < 0: no wait yet
+    unsigned phase_cores = 0;
+    lending_steps steps;        // the per-step report (under busy; read at the end)
+    std::atomic<std::uint64_t> phase_lends{0}, phase_misses{0};
+    std::atomic<double> phase_core_s{0};
 };
 
 lender& lender_state() noexcept {
@@ -33,7 +58,13 @@ lender& lender_state() noexcept {
     return *l;
 }
 
-coord::daemon_client& client() { return coord::daemon_client::process(); }
+// The process's client, registered as what the process is: under `aloe run` the
+// interposer's regions borrow (it registered their count), else the native team does.
+coord::daemon_client& client() {
+    static const std::uint32_t kind =
+        runtime::registered_borrowing_threads() >= 0 ? coord::client_interposed : coord::client_native;
+    return coord::daemon_client::process(kind);
+}
 
 bool lend_now(void*) noexcept {
     try {
@@ -56,6 +87,80 @@ bool lend_now(void*) noexcept {
 void add(std::atomic<double>& a, double v) noexcept {
     for (double old = a.load(std::memory_order_relaxed); !a.compare_exchange_weak(old, old + v, std::memory_order_relaxed);) {
     }
+}
+
+// A polite wait of path `row` entered at `entry` and waited `waited_s`, closing a phase run
+// with `lent` of the rank's cores lent: what the path remembers for phase sizing.
+void note_phase(lender& l, std::size_t row, double entry_s, double waited_s, unsigned lent) {
+    if (l.paths.empty()) return;
+    path_phase& p = l.paths[row];
+    if (l.last_row_plus_1 != 0) {
+        l.paths[l.last_row_plus_1 - 1].next_plus_1 = static_cast<std::uint32_t>(row + 1);
+        const double compute = std::max(0.0, entry_s - l.last_return_s);
+        const double own = std::max(1u, client().share());
+        // As on the own cores: the phase's compute ran on own − lent of them; the rank it
+        // waited for had own + lent (it borrowed them, by the model) and finished when this
+        // wait ended.
+        p.compute_s = compute * (own - lent) / own;
+        p.slack_s = lent > 0 ? (compute + waited_s) * (own + lent) / own - p.compute_s : waited_s;
+        if (lent > 0) add(l.phase_core_s, lent * (compute + waited_s));
+    }
+    l.last_row_plus_1 = row + 1;
+    // The guard: a phase run with cores lent after which the rank hardly waited lent too
+    // much, or its prediction missed.
+    if (lent > 0 && waited_s < l.rule.least_slack_s) {
+        p.guarded = l.rule.guard_phases;
+        l.phase_misses.fetch_add(1, std::memory_order_relaxed);
+    } else if (p.guarded > 0) {
+        --p.guarded;
+    }
+}
+
+// The wait into the per-step report: what was lent over the phase and the wait (the whole
+// share from the wait's entry when it lent, an approximation of a lend made after the
+// grace; a phase's cores from its start), and the borrowed core-seconds so far.
+void note_step(lender& l, std::size_t row, double entry_s, const wait_outcome& out, std::optional<double> predicted,
+               unsigned phase_cores) {
+    phase_sample s;
+    s.path = row;
+    s.entry_s = entry_s;
+    s.end_s = entry_s + out.waited_s;
+    s.phase_start_s = l.last_return_s >= 0 ? l.last_return_s : entry_s;
+    s.predicted_s = predicted;
+    const unsigned share = client().share();
+    s.own_threads = share > 0 ? share : l.own_threads;
+    // A phase's cores until the wait's entry, or its end when the wait lent nothing more.
+    s.lent_core_s = (out.lent ? s.own_threads * out.waited_s : 0.0) +
+                    phase_cores * ((out.lent ? s.entry_s : s.end_s) - s.phase_start_s);
+    s.borrowed_total_core_s = runtime::borrowed_core_seconds();
+    const std::uint64_t before = l.steps.completed();
+    l.steps.add(s);
+    if (l.steps.completed() == before) return;
+    // A step ended: the daemon shows it (status, top); the client sends a few a second.
+    const lending_step& t = l.steps.last();
+    coord::step_message m;
+    m.steps = static_cast<std::uint32_t>(std::min<std::uint64_t>(l.steps.completed(), ~0u));
+    m.own_threads = std::min(t.own_threads, coord::max_threads);
+    m.seconds = std::clamp(t.seconds, 0.0, 1e9);
+    m.waited_s = std::clamp(t.waited_s, 0.0, 1e9);
+    m.predicted_s = t.predicted_s < 0 ? -1.0 : std::min(t.predicted_s, 1e9);
+    m.threads_used = std::clamp(t.threads_used(), 0.0, static_cast<double>(coord::max_threads));
+    (void)client().step(m);
+}
+
+// Predictive: lends, until the next polite wait, the cores its phase does not need
+// (lending_rule.hpp: cores_for_phase), from what the path of that wait remembers.
+void lend_for_next_phase(lender& l, std::size_t row) {
+    if (l.paths.empty() || l.rule.mode != runtime::lend_mode::predictive) return;
+    const std::uint32_t next = l.paths[row].next_plus_1;
+    if (next == 0) return;
+    const path_phase& p = l.paths[next - 1];
+    if (p.guarded > 0 || p.compute_s < 0) return;
+    coord::daemon_client& c = client();
+    const unsigned x = cores_for_phase(l.rule, c.share(), p.compute_s, p.slack_s);
+    if (x == 0 || !c.in_lending_job() || !c.lend(x, /*whole=*/false)) return;
+    l.phase_cores = x;
+    l.phase_lends.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -82,6 +187,12 @@ void lending_after_init(MPI_Comm world) noexcept {
     l.collectives = any != 0;
     if (!l.point_to_point) return;
     try {
+        l.paths.resize(call_table::rows_total);
+        cpu_set_t mask;
+        const int configured = cfg.num_threads;
+        l.own_threads = configured > 0 ? static_cast<unsigned>(configured)
+                        : sched_getaffinity(0, sizeof mask, &mask) == 0 ? static_cast<unsigned>(std::max(1, CPU_COUNT(&mask)))
+                                                                        : 1u;
         // Threads for borrowed cores: the interposer's regions' under `aloe run`, else the
         // process team's spare workers.
         const int registered = runtime::registered_borrowing_threads();
@@ -114,24 +225,47 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     const std::optional<double> predicted =
         board.known(row) ? std::optional<double>(board.predicted_s(row)) : std::nullopt;
     l.waits.fetch_add(1, std::memory_order_relaxed);
+    const double entry_s = runtime::monotonic_seconds();
     const wait_outcome out = wait_politely(run_test, l.rule, predicted, lend_link{&lend_now, nullptr});
+    const unsigned phase_cores = l.phase_cores;
+    l.phase_cores = 0;
     // After the call: take the cores back (asking for more, when this rank is critical), or
     // change the standing request when the rule changed its mind.
     const bool ask = l.spare > 0 && ask_after(l.rule, predicted);
     try {
-        if (out.lent) {
-            l.lends.fetch_add(1, std::memory_order_relaxed);
-            add(l.lent_s, out.waited_s);
+        note_phase(l, row, entry_s, out.waited_s, phase_cores);
+        note_step(l, row, entry_s, out, predicted, phase_cores);
+        if (out.lent || phase_cores > 0) {
+            if (out.lent) {
+                l.lends.fetch_add(1, std::memory_order_relaxed);
+                add(l.lent_s, out.waited_s);
+            }
             if (client().want(ask ? l.spare : 0)) l.take_backs.fetch_add(1, std::memory_order_relaxed);
             l.asking = ask;
         } else if (ask != l.asking && client().in_lending_job()) {
             if (client().want(ask ? l.spare : 0)) l.asks.fetch_add(1, std::memory_order_relaxed);
             l.asking = ask;
         }
+        lend_for_next_phase(l, row);
     } catch (...) {
     }
+    l.last_return_s = runtime::monotonic_seconds();
     l.busy.store(false, std::memory_order_release);
     return out;
+}
+
+std::string lending_steps_json() {
+    lender& l = lender_state();
+    return l.steps.json_members();
+}
+
+std::string lending_trace_events(long pid, int rank) {
+    return lender_state().steps.trace_events(pid, rank);
+}
+
+std::string lending_summary(int rank) {
+    lender& l = lender_state();
+    return l.steps.summary_text(rank, runtime::to_string(l.rule.mode).data());
 }
 
 lending_totals lending_statistics() noexcept {
@@ -142,6 +276,9 @@ lending_totals lending_statistics() noexcept {
     t.lent_s = l.lent_s.load(std::memory_order_relaxed);
     t.asks = l.asks.load(std::memory_order_relaxed);
     t.take_backs = l.take_backs.load(std::memory_order_relaxed);
+    t.phase_lends = l.phase_lends.load(std::memory_order_relaxed);
+    t.phase_misses = l.phase_misses.load(std::memory_order_relaxed);
+    t.phase_core_s = l.phase_core_s.load(std::memory_order_relaxed);
     t.mode = runtime::to_string(l.rule.mode).data();
     t.collectives = l.collectives;
     return t;

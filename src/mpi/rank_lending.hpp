@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace aloe::mpi {
 
@@ -41,9 +42,18 @@ struct lending_totals {
     double lent_s = 0;
     std::uint64_t asks = 0;        ///< requests for cores sent (a change of mind each)
     std::uint64_t take_backs = 0;
+    std::uint64_t phase_lends = 0;   ///< predictive: phases run with cores lent from their start
+    std::uint64_t phase_misses = 0;  ///< of those, phases after which the rank hardly waited (the guard)
+    double phase_core_s = 0;         ///< core-seconds lent that way
     const char* mode = "off";
     bool collectives = false;
 };
 lending_totals lending_statistics() noexcept;
+
+/// The per-step report (lending_steps.hpp): JSON members, trace events, summary lines. Read
+/// at the end of the run, after the last polite wait.
+std::string lending_steps_json();
+std::string lending_trace_events(long pid, int rank);
+std::string lending_summary(int rank);
 
 }  // namespace aloe::mpi

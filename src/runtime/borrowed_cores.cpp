@@ -1,9 +1,12 @@
 #include "runtime/borrowed_cores.hpp"
 
+#include "runtime/clock.hpp"
 #include "runtime/local_ranks.hpp"
+#include "runtime/spin_lock.hpp"
 
 #include <algorithm>
 #include <array>
+#include <mutex>
 #include <unistd.h>
 
 namespace aloe::runtime {
@@ -18,6 +21,18 @@ constinit std::array<std::atomic<int>, borrowable_most_named> borrowed_named_cpu
 constinit std::atomic<int> borrowed_named{0};
 constinit std::atomic<bool> daemon_socket_seen{false};
 constinit std::atomic<borrowing_threads_source> borrowing_source{nullptr};
+
+// The running total of borrowed core-seconds: held count × time, summed at each change.
+struct borrowed_time {
+    spin_lock lock;
+    double total_core_s = 0;
+    double since_s = 0;  // the last change
+    int held = 0;
+};
+borrowed_time& borrowed_clock() noexcept {
+    static borrowed_time t;
+    return t;
+}
 
 
 }  // namespace
@@ -46,7 +61,22 @@ int borrowed_core_count() noexcept { return borrowed_count.load(std::memory_orde
 
 std::uint32_t borrowed_placement_generation() noexcept { return borrowed_generation.load(std::memory_order_acquire); }
 
+double borrowed_core_seconds() noexcept {
+    borrowed_time& t = borrowed_clock();
+    const double now = monotonic_seconds();
+    std::lock_guard lock(t.lock);
+    return t.total_core_s + (t.held > 0 ? t.held * (now - t.since_s) : 0.0);
+}
+
 void set_borrowed_cores(int n, const std::vector<int>& cpus) noexcept {
+    {
+        borrowed_time& t = borrowed_clock();
+        const double now = monotonic_seconds();
+        std::lock_guard lock(t.lock);
+        if (t.held > 0) t.total_core_s += t.held * (now - t.since_s);
+        t.since_s = now;
+        t.held = std::max(n, 0);
+    }
     const std::size_t k = std::min(cpus.size(), borrowable_most_named);
     for (std::size_t i = 0; i < borrowable_most_named; ++i) borrowed_named_cpu[i].store(i < k ? cpus[i] : -1, std::memory_order_relaxed);
     borrowed_named.store(static_cast<int>(k), std::memory_order_relaxed);

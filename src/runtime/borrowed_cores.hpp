@@ -41,6 +41,10 @@ int default_spare_workers(int own);
 /// How many borrowed cores the process holds now (0: none). Relaxed: a loop plans with it.
 int borrowed_core_count() noexcept;
 
+/// Core-seconds of borrowed cores the process has held so far (runtime::monotonic_seconds):
+/// per-step reporting takes differences of it.
+double borrowed_core_seconds() noexcept;
+
 /// The generation of the borrowed placement: bumped by every set_borrowed_cores().
 std::uint32_t borrowed_placement_generation() noexcept;
 

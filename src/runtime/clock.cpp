@@ -87,6 +87,10 @@ double ticks_per_second() noexcept {
     return rate;
 }
 
+double monotonic_seconds() noexcept {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 const char* clock_source() noexcept { return clock_detail::use_tsc ? "rdtsc" : "steady_clock"; }
 
 }  // namespace aloe::runtime

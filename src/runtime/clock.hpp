@@ -32,6 +32,10 @@ inline ticks now_ticks() noexcept {
 /// loaded, waiting on the first call only until 5 ms have passed since then).
 double ticks_per_second() noexcept;
 
+/// Seconds of CLOCK_MONOTONIC (std::chrono::steady_clock on Linux): the clock every process
+/// of a node shares, for times that other processes or their traces compare.
+double monotonic_seconds() noexcept;
+
 inline double ticks_to_seconds(ticks t) noexcept { return static_cast<double>(t) / ticks_per_second(); }
 inline std::uint64_t ticks_to_ns(ticks t) noexcept {
     return static_cast<std::uint64_t>(static_cast<double>(t) * 1e9 / ticks_per_second());

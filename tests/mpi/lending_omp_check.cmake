@@ -10,7 +10,8 @@ set(required MPIEXEC PROGRAM ALOED ALOE WORK MODE)
 include(${CMAKE_CURRENT_LIST_DIR}/private_daemon.cmake)
 execute_process(
   COMMAND ${MPIEXEC} ${flags} -np 2 --bind-to core -x ALOE_DAEMON_SOCKET=${socket} -x OMP_NUM_THREADS=1
-          ${ALOE} run --mpi --lend ${MODE} --schedule dynamic,chunk=4 --summary none --mpi-stats ${WORK}/mpi.json
+          ${ALOE} run --mpi --lend ${MODE} --schedule dynamic,chunk=4 --summary ${WORK}/summary.txt
+          --trace ${WORK}/trace.json --mpi-stats ${WORK}/mpi.json
           -- ${PROGRAM}
   WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 stop_private_daemon()
@@ -31,6 +32,24 @@ if(MODE STREQUAL "off")
 elseif(widest LESS 2 OR foreign LESS 1)
   file(READ ${WORK}/mpi.rank0.json mpi0)
   message(FATAL_ERROR "rank 1 never took the core rank 0 lent: ${seen}\nrank 0: ${mpi0}\n${err}")
+endif()
+# The per-step report: rank 1's summary lines, its trace's step slices and its statistics'
+# steps (one per MPI_Allreduce cycle, from its second: 28 of the 30; lending off reports none).
+file(READ ${WORK}/summary.rank1.txt summary)
+file(READ ${WORK}/trace.rank1.json trace)
+file(READ ${WORK}/mpi.rank1.json mpi1)
+string(JSON steps LENGTH "${mpi1}" lending steps)
+if(MODE STREQUAL "off")
+  if(summary MATCHES "lending, rank" OR trace MATCHES "mpi_step" OR NOT steps EQUAL 0)
+    message(FATAL_ERROR "lending off, yet a step report: ${steps} steps\n${summary}")
+  endif()
+else()
+  if(NOT summary MATCHES "lending, rank 1 \\(${MODE}\\): 28 steps" OR NOT trace MATCHES "\"cat\":\"mpi_step\"" OR
+     NOT steps EQUAL 28)
+    message(FATAL_ERROR "no step report for rank 1 (${steps} steps in its statistics):\n${summary}")
+  endif()
+  string(JSON borrowed GET "${mpi1}" lending steps 20 borrowed_core_s)
+  message(STATUS "rank 1's step 20 borrowed ${borrowed} core-s")
 endif()
 if(NOT status MATCHES "\"clients\": \\[\\]")
   message(FATAL_ERROR "the daemon still holds clients after the job: ${status}")

@@ -41,6 +41,13 @@ std::optional<daemon_snapshot> query_daemon(const std::string& socket, std::stri
     }
     for (;;) {
         const coord::received r = coord::receive_message(fd, 2000);
+        if (r.status == coord::receive_status::invalid && r.record.error == coord::decode_error::version) {
+            problem = "aloed at " + s.socket + " speaks protocol version " + std::to_string(r.record.version) +
+                      ", this aloe " + std::to_string(coord::protocol_version) +
+                      ": restart the daemon with this aloe (aloe daemon stop, then aloe daemon start)";
+            ::close(fd);
+            return std::nullopt;
+        }
         if (r.status != coord::receive_status::ok) {
             problem = "aloed at " + s.socket + (r.status == coord::receive_status::timeout ? " did not answer within 2 s" : " ended the answer early");
             ::close(fd);
@@ -80,6 +87,19 @@ void print_snapshot_text(const daemon_snapshot& s, std::ostream& out) {
                       std::string(coord::text_of(c.job)).c_str());
         out << line;
     }
+    // Ranks that report their lending steps (libaloe-mpi, issue 19): the last one each.
+    bool header = false;
+    for (const auto& c : s.clients) {
+        if (c.step.steps == 0) continue;
+        if (!header) out << "     PID  LAST STEP OF   STEPS  OWN   USED  STEP ms  WAITED ms  PREDICTED ms\n";
+        header = true;
+        char predicted[32] = "-";
+        if (c.step.predicted_s >= 0) std::snprintf(predicted, sizeof predicted, "%.3f", c.step.predicted_s * 1e3);
+        std::snprintf(line, sizeof line, "%8d  %-12s  %6u  %3u  %5.2f  %7.3f  %9.3f  %12s\n", c.pid,
+                      std::string(coord::text_of(c.name)).substr(0, 12).c_str(), c.step.steps, c.step.own_threads,
+                      c.step.threads_used, c.step.seconds * 1e3, c.step.waited_s * 1e3, predicted);
+        out << line;
+    }
 }
 
 void print_snapshot_json(const daemon_snapshot& s, std::ostream& out) {
@@ -95,7 +115,17 @@ void print_snapshot_json(const daemon_snapshot& s, std::ostream& out) {
             << ", \"efficiency\": " << (c.measure == coord::efficiency_measure::none ? std::string("null") : std::to_string(c.efficiency))
             << ", \"measure\": " << runtime::json_quote(coord::measure_name(c.measure))
             << ", \"malleable\": " << ((c.flags & coord::client_not_malleable) ? "false" : "true")
-            << ", \"kind\": " << runtime::json_quote(flags_text(c.flags)) << ", \"job\": " << runtime::json_quote(coord::text_of(c.job)) << "}";
+            << ", \"kind\": " << runtime::json_quote(flags_text(c.flags)) << ", \"job\": " << runtime::json_quote(coord::text_of(c.job));
+        // The last lending step it reported (null: none).
+        if (c.step.steps == 0) {
+            out << ", \"step\": null}";
+        } else {
+            out << ", \"step\": {\"steps\": " << c.step.steps << ", \"own_threads\": " << c.step.own_threads
+                << ", \"threads_used\": " << runtime::json_number(c.step.threads_used)
+                << ", \"seconds\": " << runtime::json_number(c.step.seconds) << ", \"waited_s\": " << runtime::json_number(c.step.waited_s)
+                << ", \"predicted_s\": " << (c.step.predicted_s < 0 ? std::string("null") : runtime::json_number(c.step.predicted_s))
+                << "}}";
+        }
     }
     out << "]}\n";
 }

@@ -721,11 +721,12 @@ bool write_outputs(const run_plan& plan, const report_folder& folder, const prog
 
     bool ok = true;
     std::string error;
+    const std::string lending = folder.lending_summaries();
+    const auto summary = [&] { return omp::format_summary(plan.request, reports) + lending; };
     if (plan.summary == "-") {
-        if (!reports.empty()) std::cerr << '\n' << omp::format_summary(plan.request, reports) << std::flush;
+        if (!reports.empty() || !lending.empty()) std::cerr << '\n' << summary() << std::flush;
         ok = ok && static_cast<bool>(std::cerr);
-    } else if (plan.summary != "none" &&
-               !runtime::write_output_file(plan.summary, omp::format_summary(plan.request, reports), error)) {
+    } else if (plan.summary != "none" && !runtime::write_output_file(plan.summary, summary(), error)) {
         std::cerr << "aloe: run: cannot write the summary: " << error << '\n';
         ok = false;
     }

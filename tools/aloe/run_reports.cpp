@@ -214,6 +214,16 @@ std::vector<omp::process_report> report_folder::read_reports(std::vector<std::st
     return all;
 }
 
+std::string report_folder::lending_summaries() const {
+    std::string all;
+    for (const fs::path& p : files_ending(path_, ".lending")) {
+        std::string error;
+        const std::string text = read_file(p, error);
+        if (error.empty()) all += text;
+    }
+    return all;
+}
+
 bool report_folder::write_trace(const std::string& target, std::string& error) const {
     const std::vector<fs::path> parts = files_ending(path_, ".trace");
     return runtime::write_output_file(
@@ -233,7 +243,11 @@ bool report_folder::write_trace(const std::string& target, std::string& error) c
                 }
                 first = first && !started;
             }
-            sink(omp::trace_document_end(parts.size()));
+            // libaloe-mpi's step events (mpi-<pid>.trace) belong to a process already counted.
+            const auto processes = std::count_if(parts.begin(), parts.end(), [](const fs::path& p) {
+                return !p.filename().string().starts_with("mpi-");
+            });
+            sink(omp::trace_document_end(static_cast<std::size_t>(processes)));
         },
         error);
 }

@@ -5,7 +5,8 @@
 //
 // Layout (mode 0700, files 0600): `.lock` (held with flock by the aloe run that owns the
 // folder), then per process `<start ticks>-<pid>.json` (format_stats_json of that process)
-// and, with --trace, `<start ticks>-<pid>.trace` (its trace events). A folder whose owner
+// and, with --trace, `<start ticks>-<pid>.trace` (its trace events); a rank that lends cores
+// (libaloe-mpi, issue 19) adds `mpi-<pid>.lending` and `mpi-<pid>.trace`. A folder whose owner
 // died without cleaning up (SIGKILL) is removed by the next aloe run of the same user.
 #pragma once
 
@@ -33,7 +34,12 @@ public:
     /// read is named in `problems` and skipped.
     std::vector<omp::process_report> read_reports(std::vector<std::string>& problems) const;
 
-    /// Writes one trace document joining every process's events to `target`.
+    /// The lending summaries libaloe-mpi's ranks left (`mpi-<pid>.lending`, issue 19), joined;
+    /// empty when none lent.
+    std::string lending_summaries() const;
+
+    /// Writes one trace document joining every process's events to `target` (libaloe-mpi's
+    /// step events, `mpi-<pid>.trace`, included).
     bool write_trace(const std::string& target, std::string& error) const;
 
 private:

@@ -1,7 +1,9 @@
 // `aloe top [--socket PATH] [--interval S] [--once] [--json]`: aloed's clients, live.
 // A terminal view redrawn every interval (1 s): the node's cores, what is shared out after
 // background load, the policy, and per client its program, allocation, own count,
-// efficiency, the measure it comes from, and whether it is malleable. q or Ctrl-C quits.
+// efficiency, the measure it comes from, and whether it is malleable; for ranks that lend
+// cores (issue 19), their last step: threads used, its length, waited and predicted slack.
+// q or Ctrl-C quits.
 // --json prints one JSON object per refresh (one line each; --once: one), for scripts.
 // A daemon that goes away is waited for, and the view says so.
 #include "commands.hpp"

@@ -415,6 +415,37 @@ TEST_F(CoordServer, LendingNeedsAHelloThatNamesAJob) {
     ::close(fd);
 }
 
+// A rank's last step (protocol 3) is kept and shown in the status; one before a hello is
+// refused. A step is not answered: the next message the client gets answers its request.
+TEST_F(CoordServer, ARanksLastStepShowsInTheStatus) {
+    start(4);
+    const int fd = connect();
+    ASSERT_TRUE(send_message(fd, step_message{1, 2, 0.01, 0.002, 0.001, 2.0}));
+    auto m = next(fd);
+    ASSERT_TRUE(std::holds_alternative<error_message>(m));
+    EXPECT_EQ(std::get<error_message>(m).code, error_code::not_registered);
+    ASSERT_TRUE(send_message(fd, hello_in_job(::getpid(), 2, "job-9")));
+    EXPECT_EQ(next_allocation(fd).threads, 2u);
+    const int cli = connect();
+    auto entries = status(cli);
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].step.steps, 0u);  // none reported yet
+    ASSERT_TRUE(send_message(fd, step_message{17, 2, 0.012, 0.004, -1, 2.75}));
+    ASSERT_TRUE(send_message(fd, step_message{18, 2, 0.011, 0.003, 0.0025, 2.5}));
+    ASSERT_TRUE(send_message(fd, request_message{0}));
+    EXPECT_EQ(next_allocation(fd).threads, 2u);  // the request's answer: the steps had none
+    entries = status(cli);
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].step.steps, 18u);
+    EXPECT_EQ(entries[0].step.own_threads, 2u);
+    EXPECT_DOUBLE_EQ(entries[0].step.seconds, 0.011);
+    EXPECT_DOUBLE_EQ(entries[0].step.waited_s, 0.003);
+    EXPECT_DOUBLE_EQ(entries[0].step.predicted_s, 0.0025);
+    EXPECT_DOUBLE_EQ(entries[0].step.threads_used, 2.5);
+    ::close(fd);
+    ::close(cli);
+}
+
 TEST_F(CoordServer, ASecondDaemonOnTheSameSocketIsRefused) {
     start(2);
     daemon_options o;

@@ -31,13 +31,14 @@ std::vector<message> samples() {
     report_message r{0.75, 1.5, 0.25, 12, client_native, efficiency_measure::loop_progress};
     offer_message o{3, 250, offer_whole};
     request_message q{2};
+    step_message st{41, 4, 0.0125, 0.003, 0.0025, 5.5};
     control_message c{control_action::steer, policy_id::equipartition, 99, 4};
     allocation_message a{14, 2, 16, policy_id::efficiency, allocation_alone, 4, 1, 11, 64, 0x8000'0000'0000'0101ull};
     status_entry_message e{77, 1000, 6, 16, 0.5, client_interposed, efficiency_measure::region_time,
-                           make_text<16>("bt.W.x"), make_text<48>(""), 2, 3};
+                           make_text<16>("bt.W.x"), make_text<48>(""), 2, 3, {41, 4, 0.0125, 0.003, -1, 5.5}};
     status_end_message end{16, 15, 3, policy_id::equipartition, 0.75};
     error_message err{error_code::not_permitted, make_text<96>("pid 1 belongs to another user")};
-    return {h, r, goodbye_message{}, o, q, c, status_query_message{}, a, e, end, err};
+    return {h, r, goodbye_message{}, o, q, st, c, status_query_message{}, a, e, end, err};
 }
 
 TEST(CoordMessage, EveryKindRoundTripsFieldForField) {
@@ -61,11 +62,19 @@ TEST(CoordMessage, EveryKindRoundTripsFieldForField) {
     // Version 2's lending fields.
     const auto o = std::get<offer_message>(*decode_vec(bytes_of(samples()[3])).value);
     EXPECT_EQ(o.flags, offer_whole);
-    const auto a = std::get<allocation_message>(*decode_vec(bytes_of(samples()[7])).value);
+    const auto a = std::get<allocation_message>(*decode_vec(bytes_of(samples()[8])).value);
     EXPECT_EQ(std::tuple(a.share, a.lent, a.borrowed, a.cpu_base), std::tuple(4u, 1u, 11u, 64u));
     EXPECT_EQ(a.cpu_mask, 0x8000'0000'0000'0101ull);
-    const auto e = std::get<status_entry_message>(*decode_vec(bytes_of(samples()[8])).value);
+    const auto e = std::get<status_entry_message>(*decode_vec(bytes_of(samples()[9])).value);
     EXPECT_EQ(std::tuple(e.lent, e.borrowed), std::tuple(2u, 3u));
+    // Version 3's steps.
+    EXPECT_EQ(std::tuple(e.step.steps, e.step.own_threads), std::tuple(41u, 4u));
+    EXPECT_DOUBLE_EQ(e.step.predicted_s, -1);  // none predicted
+    EXPECT_DOUBLE_EQ(e.step.threads_used, 5.5);
+    const auto st = std::get<step_message>(*decode_vec(bytes_of(samples()[5])).value);
+    EXPECT_EQ(st.steps, 41u);
+    EXPECT_DOUBLE_EQ(st.waited_s, 0.003);
+    EXPECT_DOUBLE_EQ(st.predicted_s, 0.0025);
 }
 
 TEST(CoordMessage, LendingFieldsOutOfRangeAreRefused) {
@@ -80,6 +89,10 @@ TEST(CoordMessage, LendingFieldsOutOfRangeAreRefused) {
     status_entry_message e{77, 1000, 6, 16, 0.5, client_interposed, efficiency_measure::region_time,
                            make_text<16>("x"), make_text<48>(""), max_threads + 1, 0};
     refused_field(e, "lent");
+    refused_field(step_message{1, 1, -0.5, 0, 0, 1}, "seconds");
+    refused_field(step_message{1, 1, 0.01, 0, -2, 1}, "predicted_s");
+    refused_field(step_message{1, 1, 0.01, 0, 0, std::nan("")}, "threads_used");
+    refused_field(step_message{1, max_threads + 1, 0.01, 0, 0, 1}, "own_threads");
 }
 
 TEST(CoordMessage, ShortLongAndForeignRecordsAreRefusedWithTheRuleNamed) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <optional>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -29,6 +30,44 @@ TEST(MpiLendingRule, OffNeverLendsNorAsks) {
         EXPECT_FALSE(lend_while_waiting(rule(m), 1.0, 10.0));
         EXPECT_FALSE(ask_after(rule(m), 0.0));
     }
+}
+
+// Known work, cores by hand: each rank's time work / cores, the longest as short as it goes.
+TEST(MpiFinishTogether, SplitsCoresSoThatTheRanksFinishTogether) {
+    // 1:3 on 8 cores: 2 and 6 cores, both 0.5 s (work 1 and 3).
+    const double one_three[] = {1.0, 3.0};
+    EXPECT_EQ(finish_together(one_three, 8), (std::vector<unsigned>{2, 6}));
+    // Work 4, 8, 4 on 4 cores: the spare core goes to the heaviest: 1, 2, 1.
+    const double one_two_one[] = {4.0, 8.0, 4.0};
+    EXPECT_EQ(finish_together(one_two_one, 4), (std::vector<unsigned>{1, 2, 1}));
+    // Equal work, cores not a multiple: the first of equals gets the extra one (3, 3, 2 on 8).
+    const double equal[] = {1.0, 1.0, 1.0};
+    EXPECT_EQ(finish_together(equal, 8), (std::vector<unsigned>{3, 3, 2}));
+    // Every rank keeps a core, however little its work: 1:100 on 4 cores → 1, 3.
+    const double lopsided[] = {0.01, 1.0};
+    EXPECT_EQ(finish_together(lopsided, 4), (std::vector<unsigned>{1, 3}));
+    // Fewer cores than ranks: no split.
+    EXPECT_TRUE(finish_together(equal, 2).empty());
+    EXPECT_TRUE(finish_together({}, 4).empty());
+}
+
+TEST(MpiLendingRule, PredictiveSizesAPhaseSoThePairFinishesTogether) {
+    const auto p = rule(lend_mode::predictive);
+    // 4 cores, 1 ms of compute, 2 ms predicted wait: the other rank's work is 3 ms on 4
+    // cores, 12 core-ms against 4; on 8 cores 2 and 6 finish together: lend 2.
+    EXPECT_EQ(cores_for_phase(p, 4, 1e-3, 2e-3), 2u);
+    // 4 ms compute, 2 ms wait (4 x 4 = 16 against 24 core-ms on 8 cores): 3 and 5 give
+    // 5.33 and 4.8 ms, 4 and 4 give 4 and 6: keep 3, lend 1.
+    EXPECT_EQ(cores_for_phase(p, 4, 4e-3, 2e-3), 1u);
+    // One core: integer cores lend nothing for the phase (the wait's entry lends it).
+    EXPECT_EQ(cores_for_phase(p, 1, 1e-3, 2e-3), 0u);
+    // A wait not worth lending for, no history, or another mode: nothing.
+    EXPECT_EQ(cores_for_phase(p, 4, 1e-3, 0.5e-3), 0u);
+    EXPECT_EQ(cores_for_phase(p, 4, std::nullopt, 2e-3), 0u);
+    EXPECT_EQ(cores_for_phase(p, 4, 1e-3, std::nullopt), 0u);
+    EXPECT_EQ(cores_for_phase(rule(lend_mode::reactive), 4, 1e-3, 2e-3), 0u);
+    // However long the wait, the rank keeps one core: 16 cores, 1 ms compute, 1 s wait.
+    EXPECT_EQ(cores_for_phase(p, 16, 1e-3, 1.0), 15u);
 }
 
 TEST(MpiLendingRule, ReactiveLendsAfterTheGraceAndAlwaysAsks) {
