@@ -12,6 +12,10 @@ step (`--regions-per-step k`, each step ends with an MPI_Allreduce). Variants, i
     dlb-yield   dlb-busy with --mca mpi_yield_when_idle 1
     reactive    off with ALOE_LEND=reactive (aloed running: a private one, started here)
     predictive  off with ALOE_LEND=predictive
+    run-off, run-reactive, run-predictive
+                the same program as an unmodified OpenMP one: --runtime libgomp --schedule
+                runtime under `aloe run --mpi --lend MODE --schedule dynamic,chunk=1`; its
+                regions take borrowed cores at their start (ratios to run-off)
 
 Cases: heavy 1:2 and 1:3 (`--heavy-rank 1:F`); noise (balanced work, and in half of the
 steps rank 1's CPU is taken for 3 ms: `--noise-ranks 1 --noise-p 0.5 --noise-us 3000`);
@@ -51,6 +55,7 @@ REPO = Path(__file__).resolve().parents[2]
 APP = "build/release/apps/aloe-app-jacobi3d-mpi"
 MPI_LIB = "build/release/lib/libaloe-mpi.so"
 ALOED = "build/release/tools/aloed/aloed"
+ALOE = "build/release/tools/aloe/aloe"
 LIBOMP = "/usr/lib/x86_64-linux-gnu/libomp.so.5"
 
 VARIANTS = {
@@ -60,6 +65,9 @@ VARIANTS = {
     "dlb-yield": "dlb-busy + mpi_yield_when_idle 1",
     "reactive": "aloe dynamic,chunk=1, ALOE_LEND=reactive, aloed",
     "predictive": "aloe dynamic,chunk=1, ALOE_LEND=predictive, aloed",
+    "run-off": "libgomp under aloe run --mpi --lend off (taken loops dynamic,chunk=1)",
+    "run-reactive": "run-off with --lend reactive (regions take borrowed cores), aloed",
+    "run-predictive": "run-off with --lend predictive, aloed",
 }
 CASES = {
     "heavy2": {"args": ["--heavy-rank", "1:2"], "factor": 2.0},
@@ -117,6 +125,12 @@ class Runner:
             launcher = [f"{self.dlb}/share/doc/dlb/scripts/lewi_omp.sh", "sh", "-c", WRAP, "_"]
             if variant == "dlb-yield":
                 mpirun += ["--mca", "mpi_yield_when_idle", "1"]
+        elif variant.startswith("run-"):
+            # An unmodified OpenMP program: the interposer takes its loops, libaloe-mpi lends.
+            runtime = ["--runtime", "libgomp", "--schedule", "runtime"]
+            env.update(ALOE_DAEMON_SOCKET=self.socket)
+            launcher = [str(REPO / ALOE), "run", "--mpi", "--lend", variant[4:], "--schedule", "dynamic,chunk=1",
+                        "--summary", "none", "--mpi-stats", os.path.join(self.tmp, "mpi.json"), "--"]
         else:
             env.update(LD_PRELOAD=str(REPO / MPI_LIB), ALOE_LEND=variant, ALOE_DAEMON_SOCKET=self.socket,
                        ALOE_MPI_STATS=os.path.join(self.tmp, "mpi.json"), ALOE_STATS=os.path.join(self.tmp, "loops.json"))
@@ -153,16 +167,19 @@ class Runner:
                                "wait_s": round(sum(x["wait_s"]), 4)} for x in r["ranks"]])
         except Exception as e:  # noqa: BLE001 - a failed run is recorded, not dropped
             rec["error"] = f"{type(e).__name__}: {e}"
-        if variant in ("off", "reactive", "predictive"):
+        if variant in ("off", "reactive", "predictive") or variant.startswith("run-"):
             lending, guests = [], []
             for rank in (0, 1):
                 try:
-                    lending.append(json.load(open(os.path.join(self.tmp, f"mpi.rank{rank}.json")))["lending"])
+                    got = json.load(open(os.path.join(self.tmp, f"mpi.rank{rank}.json")))["lending"]
+                    lending.append({key: v for key, v in got.items() if key != "steps"})  # steps: per run, large
+                except Exception:  # noqa: BLE001
+                    lending.append(None)
+                try:
                     sites = json.load(open(os.path.join(self.tmp, f"loops.rank{rank}.json")))["sites"]
                     # Iterations run by participants beyond the first (borrowed cores, one own thread).
                     guests.append(sum(t["iterations"] for s in sites for t in s["total"] if t["thread"] > 0))
-                except Exception:  # noqa: BLE001
-                    lending.append(None)
+                except Exception:  # noqa: BLE001 - none for run-* (the interposer's loops)
                     guests.append(None)
             rec["lending"], rec["iterations_on_borrowed_cores"] = lending, guests
         if rc != 0 or not rec["ok"]:
@@ -236,13 +253,16 @@ def main(argv):
                 m = row.get("median_s")
                 if m and med.get("off"):
                     row["ratio_to_off"] = m / med["off"]
+                if m and row["variant"].startswith("run-") and med.get("run-off"):
+                    row["ratio_to_run_off"] = m / med["run-off"]
                 if m and med.get("gomp"):
                     row["ratio_to_gomp"] = m / med["gomp"]
                 dlbs = [med[v] for v in ("dlb-busy", "dlb-yield") if v in med]
                 if m and dlbs:
                     row["ratio_to_best_dlb"] = m / min(dlbs)
-                if m and factor and med.get("off"):
-                    row["ratio_to_ideal"] = m / (med["off"] * (1 + factor) / (2 * factor))
+                base = med.get("run-off") if row["variant"].startswith("run-") else med.get("off")
+                if m and factor and base:
+                    row["ratio_to_ideal"] = m / (base * (1 + factor) / (2 * factor))
     machine["loadavg_at_end"] = open("/proc/loadavg").read().split()[:3]
     result = {"workload": "jacobi3d-mpi", "n": a.n, "steps": a.steps, "warmup": a.warmup, "reps": a.reps,
               "ranks": 2, "threads_per_rank": 1, "binding": "mpirun --bind-to core", "variants": VARIANTS,

@@ -11,7 +11,11 @@ extra calls gives instructions per call without start-up. Writes result.md, resu
 runs.jsonl, command.txt and machine.json under --out (default bench/results/pmpi-cost-<date>).
 
     .venv/bin/python bench/micro/pmpi_cost.py [--build build/release] [--reps 11]
-        [--calls 2000000] [--callgrind-calls 100000,300000 | --no-callgrind] [--out DIR]
+        [--calls 2000000] [--callgrind-calls 100000,300000 | --no-callgrind] [--lend MODE] [--out DIR]
+
+--lend predictive|reactive (issue 19): the `aloe` variant runs with ALOE_LEND=MODE, so its
+blocking calls wait politely (the nonblocking form and MPI_Test until done; no daemon, so
+nothing is lent): what a balanced job pays per call for lending being on.
 """
 from __future__ import annotations
 
@@ -41,6 +45,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--calls", type=int, default=2_000_000, help="calls per timed run (default 2000000)")
     p.add_argument("--callgrind-calls", default="100000,300000", help="the two call counts of callgrind")
     p.add_argument("--no-callgrind", action="store_true", help="no instruction counts")
+    p.add_argument("--lend", choices=("off", "reactive", "predictive"), default=None,
+                   help="ALOE_LEND for the aloe variant (default: unset, i.e. auto: off without a daemon)")
     p.add_argument("--out", help="results folder (default bench/results/pmpi-cost-YYYYMMDD)")
     a = p.parse_args(argv)
     if a.reps < 1 or a.calls < 1:
@@ -62,7 +68,7 @@ def run(argv: list[str], env: dict) -> float:
     return float(fields["ns_per_call"])
 
 
-def instructions(binary: Path, library: Path | None, call: str, counts: list[int]) -> float | None:
+def instructions(binary: Path, library: Path | None, call: str, counts: list[int], lend: str | None = None) -> float | None:
     if shutil.which("valgrind") is None:
         return None
     totals = []
@@ -70,6 +76,8 @@ def instructions(binary: Path, library: Path | None, call: str, counts: list[int
         for n in counts:
             out = Path(work) / f"cg.{n}"
             env = dict(os.environ, LD_PRELOAD=str(library)) if library else dict(os.environ)
+            if library and lend:
+                env["ALOE_LEND"] = lend
             subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "-q",
                             str(binary), call, str(n)], env=env, capture_output=True, check=True, timeout=600)
             totals.append(callgrind_total(out))
@@ -88,7 +96,9 @@ def main(argv: list[str]) -> int:
     out, machine = start_results(a.out, "pmpi-cost", "bench/micro/pmpi_cost.py", argv, str(build / "tools/aloe/aloe"))
     plain_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     aloe_env = dict(plain_env, LD_PRELOAD=str(library.resolve()))
-    result = {"calls_per_run": a.calls, "reps": a.reps, "machine_line": machine_line(machine), "per_call": {}}
+    if a.lend:
+        aloe_env["ALOE_LEND"] = a.lend
+    result = {"calls_per_run": a.calls, "reps": a.reps, "lend": a.lend, "machine_line": machine_line(machine), "per_call": {}}
     with open(out / "runs.jsonl", "w") as runs:
         for call in CALLS:
             ns = {"plain": [], "aloe": []}
@@ -103,12 +113,13 @@ def main(argv: list[str]) -> int:
                  "added_ns": [lo, mid, hi], "paired_ratio": compare(ns)["aloe"]["paired_ratio_median"]}
             if not a.no_callgrind:
                 p = instructions(binary, None, call, a.cg)
-                q = instructions(binary, library.resolve(), call, a.cg)
+                q = instructions(binary, library.resolve(), call, a.cg, a.lend)
                 r["instructions"] = None if p is None else {"plain": p, "aloe": q, "added": q - p}
             result["per_call"][call] = r
     (out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+    lend_text = f"The aloe variant runs with ALOE_LEND={a.lend} (polite waits, no daemon: nothing lent). " if a.lend else ""
     lines = ["# What libaloe-mpi adds per intercepted MPI call (issue 15)", "",
-             f"Command: see command.txt. Machine: {result['machine_line']}; details in machine.json. "
+             f"Command: see command.txt. Machine: {result['machine_line']}; details in machine.json. {lend_text}"
              f"{a.reps} interleaved repetitions of {a.calls:,} calls; one process (MPI's singleton "
              "start), MPI_COMM_SELF. ns per call: median [p25–p75]; added: median of the per-repetition "
              "differences [p25–p75]. Instructions: callgrind, the difference between "

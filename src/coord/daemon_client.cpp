@@ -334,9 +334,9 @@ bool daemon_client::step(const step_message& m) {
     if (i.mode == runtime::daemon_mode::off) return false;
     const std::int64_t now = now_ns();
     if (now < i.next_step.load(std::memory_order_relaxed)) return false;
+    i.next_step.store(now + every_ns, std::memory_order_relaxed);  // tried or not: the next in 0.25 s
     std::unique_lock lock(i.mutex, std::try_to_lock);
     if (!lock.owns_lock() || i.fd < 0 || !i.answered) return false;
-    i.next_step.store(now + every_ns, std::memory_order_relaxed);
     return send_message(i.fd, m, ++i.sequence);
 }
 

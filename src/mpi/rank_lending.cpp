@@ -4,6 +4,7 @@
 #include "mpi/lending_steps.hpp"
 #include "mpi/slack_board.hpp"
 #include "runtime/borrowed_cores.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/config.hpp"
 #include "runtime/local_ranks.hpp"
 #include "runtime/report.hpp"
@@ -46,7 +47,15 @@ struct lender {
     // the cores lent for the phase running now.
     std::vector<path_phase> paths;
     std::size_t last_row_plus_1 = 0;
-    double last_return_s = -1;  // runtime::monotonic_seconds(); < 0: no wait yet
+    double last_return_s = -1;  // monotonic seconds (clock_at); < 0: no wait yet
+    // The ticks clock anchored to CLOCK_MONOTONIC once: a wait reads the cheap ticks and the
+    // report gets the clock every process shares.
+    runtime::ticks anchor_ticks = runtime::now_ticks();
+    double anchor_s = runtime::monotonic_seconds();
+    double clock_at(runtime::ticks t) const noexcept {
+        return anchor_s + (t >= anchor_ticks ? runtime::ticks_to_seconds(t - anchor_ticks)
+                                             : -runtime::ticks_to_seconds(anchor_ticks - t));
+    }
     unsigned phase_cores = 0;
     lending_steps steps;        // the per-step report (under busy; read at the end)
     std::atomic<std::uint64_t> phase_lends{0}, phase_misses{0};
@@ -225,7 +234,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     const std::optional<double> predicted =
         board.known(row) ? std::optional<double>(board.predicted_s(row)) : std::nullopt;
     l.waits.fetch_add(1, std::memory_order_relaxed);
-    const double entry_s = runtime::monotonic_seconds();
+    const double entry_s = l.clock_at(runtime::now_ticks());
     const wait_outcome out = wait_politely(run_test, l.rule, predicted, lend_link{&lend_now, nullptr});
     const unsigned phase_cores = l.phase_cores;
     l.phase_cores = 0;
@@ -249,7 +258,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
         lend_for_next_phase(l, row);
     } catch (...) {
     }
-    l.last_return_s = runtime::monotonic_seconds();
+    l.last_return_s = l.clock_at(runtime::now_ticks());
     l.busy.store(false, std::memory_order_release);
     return out;
 }
