@@ -37,7 +37,7 @@ struct lender {
     lending_settings rule;
     bool point_to_point = false;
     bool collectives = false;
-    unsigned spare = 0;                    // cores this process could use beyond its share
+    unsigned team_spare = 0;               // the process team's spare workers (no interposer)
     unsigned own_threads = 1;              // its own count, while no daemon tells its share
     std::atomic<bool> busy{false};         // one polite wait at a time lends
     bool asking = false;                   // a request stands (under busy)
@@ -75,16 +75,27 @@ coord::daemon_client& client() {
     return coord::daemon_client::process(kind);
 }
 
+// Cores this process could use beyond its share now: the interposer's regions' (they stop
+// borrowing once the program reads omp_get_max_threads()), else the team's spare workers.
+unsigned spare_now(const lender& l) noexcept {
+    const int registered = runtime::registered_borrowing_threads();
+    return registered >= 0 ? static_cast<unsigned>(registered) : l.team_spare;
+}
+
 bool lend_now(void*) noexcept {
     try {
         coord::daemon_client& c = client();
         const unsigned share = c.share();
         if (share == 0 || !c.in_lending_job()) {
             static std::atomic<bool> said{false};
+            // The job's first rank warns (lending was asked for); the others say it at info.
+            const bool first = runtime::current_config().job_rank <= 0;
             if (!said.exchange(true, std::memory_order_relaxed))
-                runtime::report_once({runtime::report_level::info, runtime::report_category::mpi, "I604",
-                                  "libaloe-mpi: a rank waited but could not lend its cores (" + c.describe() + ")",
-                                  "waiting without lending until a daemon answers in this job"});
+                runtime::report_once({first ? runtime::report_level::warning : runtime::report_level::info,
+                                      runtime::report_category::mpi, first ? "W604" : "I604",
+                                      "libaloe-mpi: ALOE_LEND=" + std::string(runtime::to_string(lender_state().rule.mode)) +
+                                          ", but a rank waited and could not lend its cores (" + c.describe() + ")",
+                                      "waits that do not lend, until a daemon answers in this job"});
             return false;
         }
         return c.lend(share, /*whole=*/true);
@@ -204,16 +215,17 @@ void lending_after_init(MPI_Comm world) noexcept {
                                                                         : 1u;
         // Threads for borrowed cores: the interposer's regions' under `aloe run`, else the
         // process team's spare workers.
-        const int registered = runtime::registered_borrowing_threads();
-        l.spare = static_cast<unsigned>(registered >= 0 ? registered : aloe::team::global().workers().spare());
+        if (runtime::registered_borrowing_threads() < 0)
+            l.team_spare = static_cast<unsigned>(aloe::team::global().workers().spare());
         coord::daemon_client& c = client();
         (void)c.threads(1);  // dials now: the hello's answer comes while the program starts
         c.poll_fast(true);
         runtime::report_once({runtime::report_level::info, runtime::report_category::mpi, "I603",
                               "libaloe-mpi: lending " + std::string(runtime::to_string(mode)) + ", " +
-                                  std::to_string(local) + " ranks on this node, " + std::to_string(l.spare) +
-                                  " spare workers for borrowed cores" +
-                                  (l.collectives ? ", blocking collectives wait politely" : ""),
+                                  std::to_string(local) + " ranks on this node, " + std::to_string(spare_now(l)) +
+                                  " threads for borrowed cores" +
+                                  (l.collectives ? ", blocking collectives wait politely" : "") +
+                                  " (the C bindings; Fortran's calls wait as the MPI library does)",
                               ""});
     } catch (...) {
         l.point_to_point = false;
@@ -240,7 +252,8 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     l.phase_cores = 0;
     // After the call: take the cores back (asking for more, when this rank is critical), or
     // change the standing request when the rule changed its mind.
-    const bool ask = l.spare > 0 && ask_after(l.rule, predicted);
+    const unsigned spare = spare_now(l);
+    const bool ask = spare > 0 && ask_after(l.rule, predicted);
     try {
         note_phase(l, row, entry_s, out.waited_s, phase_cores);
         note_step(l, row, entry_s, out, predicted, phase_cores);
@@ -249,10 +262,10 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
                 l.lends.fetch_add(1, std::memory_order_relaxed);
                 add(l.lent_s, out.waited_s);
             }
-            if (client().want(ask ? l.spare : 0)) l.take_backs.fetch_add(1, std::memory_order_relaxed);
+            if (client().want(ask ? spare : 0)) l.take_backs.fetch_add(1, std::memory_order_relaxed);
             l.asking = ask;
         } else if (ask != l.asking && client().in_lending_job()) {
-            if (client().want(ask ? l.spare : 0)) l.asks.fetch_add(1, std::memory_order_relaxed);
+            if (client().want(ask ? spare : 0)) l.asks.fetch_add(1, std::memory_order_relaxed);
             l.asking = ask;
         }
         lend_for_next_phase(l, row);

@@ -203,11 +203,11 @@ ALOE_API void omp_set_num_threads_(const int* n) {
     must<void (*)(const int*)>(reinterpret_cast<void*>(real().set_num_threads_f), "omp_set_num_threads_")(n);
 }
 
-// Outside any region, the count a region may reach: the program's, plus the threads its
-// regions may take for borrowed cores (team_region.hpp); inside one, libgomp's (nested).
+// A program that reads its thread count may size per-thread storage by it: its regions take
+// no borrowed cores from then on (team_region.cpp). The count itself is libgomp's.
 ALOE_API int omp_get_max_threads() {
-    const int own = real().get_max_threads();
-    return real().get_level() == 0 ? own + region_borrowing_threads() : own;
+    note_program_reads_max_threads();
+    return real().get_max_threads();
 }
 
 ALOE_API int omp_get_max_threads_() { return omp_get_max_threads(); }

@@ -8,6 +8,7 @@
 #include "omp/loop_takeover.hpp"
 #include "omp/trace_log.hpp"
 #include "runtime/borrowed_cores.hpp"
+#include "runtime/report.hpp"
 
 #define ALOE_DETAIL_ALLOWED
 #include <aloe/detail/iteration_space.hpp>
@@ -379,10 +380,14 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
     s.imbalance.add(static_cast<std::uint64_t>(imbalance * 1e6 + 0.5));  // ratio unit: millionths
 }
 
-// The threads this process's regions can put on borrowed cores: as many as the native
-// team's spares would be for the region's own count (runtime/borrowed_cores.hpp); asked by
-// libaloe-mpi at MPI_Init, once libgomp has read its settings.
-int region_borrowing_threads() noexcept {
+namespace {
+
+constinit std::atomic<bool> program_reads_max_threads{false};
+
+// The threads this process's regions could put on borrowed cores: as many as the native
+// team's spares would be for the region's own count (runtime/borrowed_cores.hpp); first
+// asked by libaloe-mpi at MPI_Init, once libgomp has read its settings.
+int borrowable_threads() noexcept {
     static const int most = [] {
         const int own = settings().threads > 0 ? settings().threads : real().get_max_threads();
         try {
@@ -392,6 +397,23 @@ int region_borrowing_threads() noexcept {
         }
     }();
     return most;
+}
+
+}  // namespace
+
+void note_program_reads_max_threads() noexcept {
+    if (program_reads_max_threads.load(std::memory_order_relaxed) ||
+        program_reads_max_threads.exchange(true, std::memory_order_relaxed))
+        return;
+    if (borrowable_threads() > 0)
+        runtime::report_once({runtime::report_level::info, runtime::report_category::omp, "I505",
+                              "the program reads omp_get_max_threads(): its parallel regions keep their thread count "
+                              "(a per-thread array sized by it would be too small for a borrowed core's thread)",
+                              "lending without borrowing"});
+}
+
+int region_borrowing_threads() noexcept {
+    return program_reads_max_threads.load(std::memory_order_relaxed) ? 0 : borrowable_threads();
 }
 
 namespace {

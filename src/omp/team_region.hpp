@@ -217,10 +217,12 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1);
 unsigned region_threads(team_region& r, unsigned requested);
 
 /// Threads past its own count an outermost region may take for cores other ranks of the
-/// MPI job lend this one (issue 19; 0 when lending cannot happen here). omp_get_max_threads()
-/// at level 0 reports them too (gomp_parallel.cpp): a program that sizes per-thread arrays
-/// by it before a region then has room for every thread the region may get.
+/// MPI job lend this one (issue 19; 0 when lending cannot happen here, or once the program
+/// has read omp_get_max_threads(): it may have sized per-thread storage by that count, and
+/// a wider team would index past it).
 int region_borrowing_threads() noexcept;
+/// The program called omp_get_max_threads() (gomp_parallel.cpp): no borrowing from now on.
+void note_program_reads_max_threads() noexcept;
 
 /// Whether `cancel parallel` has been activated in the calling thread's region (libgomp's
 /// GOMP_cancellation_point, which has no side effect; false unless OMP_CANCELLATION=true).

@@ -8,7 +8,7 @@ folder (ALOE_DAEMON_SOCKET), so scenarios and test runs never meet. Waits are fo
 or states with a deadline, never fixed sleeps that decide a result: a slow machine is slower,
 not a failure. Exit status 0 when every check holds; each failure is printed.
 
-Scenarios: cli, share, fallback, run_daemon, daemon_dies, client_killed, top, shrink_mid_loop,
+Scenarios: cli, old_daemon, share, fallback, run_daemon, daemon_dies, client_killed, top, shrink_mid_loop,
 native_tasks (needs --native-tasks PATH).
 """
 import json
@@ -339,7 +339,46 @@ def scenario_top():
         s.close()
 
 
-SCENARIOS = {"cli": scenario_cli, "share": scenario_share, "fallback": scenario_fallback, "run_daemon": scenario_run_daemon,
+# A daemon of the previous protocol (version 2), as an upgrade leaves one running: it answers
+# every record with a version-2 error, as aloed does to a version it does not speak, and
+# removes its socket on SIGTERM.
+OLD_DAEMON = r"""
+import os, signal, socket, struct, sys
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(path)
+s.listen(4)
+def bye(*_):
+    os.unlink(path)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, bye)
+print("listening", flush=True)
+while True:
+    c, _ = s.accept()
+    c.recv(256)
+    body = struct.pack("=HH96s", 2, 0, b"protocol version 3, this aloed speaks 2")
+    c.send(struct.pack("=IHHII", 0x454F4C41, 2, 67, 16 + len(body), 1) + body)
+    c.close()
+"""
+
+
+def scenario_old_daemon():
+    """status names the two versions; stop stops an older daemon by its process."""
+    s = Scene("old_daemon")
+    try:
+        old = subprocess.Popen([sys.executable, "-c", OLD_DAEMON, s.socket], stdout=subprocess.PIPE, text=True)
+        check(old.stdout.readline().strip() == "listening", "the old daemon listens")
+        r = s.aloe("daemon", "status")
+        check(r.returncode == 1 and "speaks protocol version 2" in r.stderr and "restart" in r.stderr,
+              f"status against an old daemon: {r.stderr!r}")
+        r = s.aloe("daemon", "stop")
+        check(r.returncode == 0 and "sent it SIGTERM" in r.stderr, f"stop an old daemon: {r.returncode} {r.stderr!r}")
+        check(old.wait(timeout=DEADLINE_S) == 0 and not os.path.exists(s.socket), "the old daemon ended on SIGTERM")
+    finally:
+        s.close()
+
+
+SCENARIOS = {"cli": scenario_cli, "old_daemon": scenario_old_daemon, "share": scenario_share, "fallback": scenario_fallback, "run_daemon": scenario_run_daemon,
              "daemon_dies": scenario_daemon_dies, "client_killed": scenario_client_killed, "top": scenario_top,
              "shrink_mid_loop": scenario_shrink_mid_loop, "native_tasks": scenario_native_tasks}
 

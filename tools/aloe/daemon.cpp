@@ -60,6 +60,20 @@ bool parse_count(std::string_view s, unsigned& out, unsigned least) {
 }
 
 // One control message; prints the daemon's refusal. True when acknowledged.
+// A daemon of another protocol version (an aloe upgraded under a running aloed) cannot read
+// a stop; its owner (or root) stops it with SIGTERM instead, as aloed's own handler expects.
+bool stop_other_version(const coord::received& r, const std::optional<coord::peer_identity>& peer, const std::string& at) {
+    std::cerr << "aloe: aloed at " << runtime::printable(at) << " speaks protocol version " << r.record.version
+              << ", this aloe " << coord::protocol_version;
+    if (!peer || (peer->uid != ::geteuid() && ::geteuid() != 0) || ::kill(peer->pid, SIGTERM) != 0) {
+        std::cerr << ": stop it by its process (kill " << (peer ? std::to_string(peer->pid) : std::string("<pid>"))
+                  << ")\n";
+        return false;
+    }
+    std::cerr << ": sent it SIGTERM (pid " << peer->pid << ")\n";
+    return true;
+}
+
 bool control(const std::string& socket, const coord::control_message& m, std::string* where = nullptr) {
     std::string problem, at;
     const int fd = connect_daemon(socket, problem, &at);
@@ -75,6 +89,12 @@ bool control(const std::string& socket, const coord::control_message& m, std::st
         else if (r.status == coord::receive_status::ok && std::holds_alternative<coord::error_message>(*r.record.value))
             std::cerr << "aloe: aloed at " << runtime::printable(at) << " refused: "
                       << coord::text_of(std::get<coord::error_message>(*r.record.value).text) << '\n';
+        else if (r.status == coord::receive_status::invalid && r.record.error == coord::decode_error::version &&
+                 m.action == coord::control_action::stop)
+            ok = stop_other_version(r, coord::peer_of(fd), at);
+        else if (r.status == coord::receive_status::invalid && r.record.error == coord::decode_error::version)
+            std::cerr << "aloe: aloed at " << runtime::printable(at) << " speaks protocol version " << r.record.version
+                      << ", this aloe " << coord::protocol_version << ": restart it (aloe daemon stop, then start)\n";
         else
             std::cerr << "aloe: aloed at " << runtime::printable(at) << " did not answer\n";
     }

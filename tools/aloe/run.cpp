@@ -331,7 +331,16 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
     std::vector<std::string> rejected;
     const runtime::report_sink previous =
         runtime::set_report_sink([&](std::string_view line) { rejected.emplace_back(line); });
-    const runtime::config cfg = runtime::load_config([&](std::string_view name) { return lookup(env, name); });
+    // An option replaces its variable in the program's environment (child_environment): a bad
+    // inherited value it replaces is no error.
+    const auto replaced = [&](std::string_view name) -> std::optional<std::string> {
+        if (name == "ALOE_LEND" && o.lend) return *o.lend;
+        if (name == "ALOE_DAEMON" && o.daemon) return std::string("on");
+        // Checked on their own below, with the option named.
+        if ((name == "ALOE_MPI_STATS" && o.mpi_stats) || (name == "ALOE_NUM_THREADS" && o.threads)) return std::nullopt;
+        return lookup(env, name);
+    };
+    const runtime::config cfg = runtime::load_config(replaced);
     runtime::set_report_sink(previous);
     if (!rejected.empty()) {
         for (const std::string& line : rejected) std::cerr << line << '\n';
