@@ -27,7 +27,7 @@ enum class daemon_mode { off, automatic, on };
 /// Whether the ranks of an MPI job on one node lend each other cores through aloed
 /// (issue 19, docs/mpi.md "Lending cores"): `off`; `reactive` (a rank lends when its
 /// blocking call has waited a moment, DLB LeWI's rule); `predictive` (a rank lends at the
-/// call's entry when its slack is predicted, and only the rank predicted critical borrows);
+/// call's entry when its slack is predicted, only the rank predicted critical asks, and it sizes phases);
 /// `auto` is predictive in an MPI job whose daemon answers, off otherwise.
 enum class lend_mode { off, automatic, reactive, predictive };
 

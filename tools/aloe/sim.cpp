@@ -1,7 +1,9 @@
 // `aloe sim`: runs the simulator (tools/sim) over node counts × schedules, prints the table
 // (time, efficiency against the ideal, amplification against one node, the best hybrid fs at
 // each scale) and writes a results folder (CSV, the profile used, the command, plots drawn by
-// the harness). `aloe sim calibrate` is in sim_calibrate.cpp.
+// the harness). With --ranks-per-node it runs issue 19's model instead: several ranks per
+// node lending cores under each --lend policy (tools/sim/lending_simulation.hpp).
+// `aloe sim calibrate` is in sim_calibrate.cpp.
 #include "commands.hpp"
 
 #include "runtime/json_text.hpp"
@@ -9,7 +11,10 @@
 #include "runtime/output_file.hpp"
 #include "runtime/output_path.hpp"
 #include "runtime/printable_text.hpp"
+#include "sim/lending_report.hpp"
+#include "sim/lending_simulation.hpp"
 #include "sim/machine_profile.hpp"
+#include "sim/report_text.hpp"
 #include "sim/node_policy.hpp"
 #include "sim/simulation.hpp"
 
@@ -36,12 +41,31 @@ int sim_calibrate_command(arguments args);
 
 namespace {
 namespace rt = aloe::runtime;
+using aloe::sim::fixed;
+using aloe::sim::percentile;
+using aloe::sim::split;
+
+// Writes each (name, text) into `dir`, atomically; false at the first that fails (said).
+template <std::size_t N>
+bool write_files(const std::string& dir, const std::pair<std::string, std::string> (&files)[N]) {
+    for (const auto& [name, text] : files) {
+        std::string error;
+        if (!rt::write_output_file(dir + "/" + name, text, error)) {
+            std::cerr << "aloe sim: " << error << "\n";
+            return false;
+        }
+    }
+    return true;
+}
 
 void print_help() {
     std::cout
         << "usage: aloe sim [--profile F] [--nodes LIST] [--cores C] [--schedules LIST] [--steps S]\n"
            "                [--iterations N] [--iteration-us T] [--seed K] [--best-fs GRID|off]\n"
            "                [--threads T] [--out DIR] [--json] [--quiet]\n"
+           "       aloe sim --ranks-per-node R [--rank-work LIST] [--regions-per-step LIST] [--lend LIST]\n"
+           "                [--rank-schedule S] [--rank-noise P:P...] [--rank-noise-us D]\n"
+           "                [--rank-noise-delay-us T] [--latency-us KEY=US,...] [common options]\n"
            "       aloe sim calibrate --help\n\n"
            "Predicts what loop schedules do on many nodes: each of P nodes runs its threaded loop\n"
            "under the profile's noise, the schedule executed as aloe executes it, then the nodes\n"
@@ -68,7 +92,30 @@ void print_help() {
            "                    %p, %r, %h name the process, rank and host (under mpirun the rank\n"
            "                    is added when the name has neither)\n"
            "  --json            print the results as JSON instead of the table\n"
-           "  --quiet           no progress line\n";
+           "  --quiet           no progress line\n\n"
+           "Ranks that lend cores (issue 19; docs/sim.md): R MPI ranks per node share its cores\n"
+           "(cores/R each), each step every rank runs k parallel regions of its work, then all\n"
+           "the job's ranks meet in the profile's collective; a policy moves waiting ranks' cores.\n"
+           "  --ranks-per-node R     ranks per node (1 to the cores); turns this model on\n"
+           "  --rank-work LIST       cases, comma-separated; each the ranks' work weights, ':'-\n"
+           "                         separated, repeating across the node's ranks: 1:3 is\n"
+           "                         1,3,1,3 on 4 ranks (default 1: balanced); the node's loop\n"
+           "                         (--iterations) is shared out by weight\n"
+           "  --regions-per-step LIST  k values: each rank's step cut into k loops (default 1)\n"
+           "  --lend LIST            policies (default off,lewi,lewi,mpi=busy,reactive,predictive):\n"
+           "                         off; lewi (DLB LeWI; mpi=busy: the lender spins on the core\n"
+           "                         it lent); reactive (aloe, lends after the grace);\n"
+           "                         predictive (aloe, lends at entry when predicted to wait;\n"
+           "                         sizing=on|renew|off: phase-start sizing; guard=F;\n"
+           "                         ask=all: every computing rank asks, a what-if)\n"
+           "  --rank-schedule S      the ranks' loops: static, dynamic[,chunk=c] or hybrid,fs=F\n"
+           "                         (default dynamic,chunk=1); borrowed cores join a pool only\n"
+           "  --rank-noise P:P...    per rank (repeating), the chance per step that one of its\n"
+           "                         cores is taken for --rank-noise-us D (default 3000) at\n"
+           "                         --rank-noise-delay-us T into the step (default 100)\n"
+           "  --latency-us KEY=US,...  grace (50), least-slack (1000), poll (500), daemon (330),\n"
+           "                         move (70), lewi (5), slice (auto: the kernel's base slice);\n"
+           "                         'zero': every latency 0 (least-slack, a threshold, stays)\n";
 }
 
 bool parse_int(std::string_view t, std::int64_t lo, std::int64_t hi, std::int64_t& out) {
@@ -87,16 +134,6 @@ bool parse_real(std::string_view t, double lo, double hi, double& out) {
     return true;
 }
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    std::size_t from = 0;
-    while (true) {
-        const std::size_t at = s.find(sep, from);
-        out.push_back(s.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
-        if (at == std::string_view::npos) return out;
-        from = at + 1;
-    }
-}
 
 /// "static,guided,hybrid,fs=0.8,chunk=4,adaptive" → static | guided | hybrid,fs=0.8,chunk=4 |
 /// adaptive: a word with '=' belongs to the schedule before it. ';' also separates.
@@ -126,6 +163,15 @@ struct options {
     int threads = 0;
     std::optional<std::string> out;
     bool json = false, quiet = false;
+    // Ranks that lend cores (issue 19): on with --ranks-per-node.
+    int ranks = 0;
+    std::vector<std::vector<double>> rank_work{{1.0}};
+    std::vector<int> regions{1};
+    std::vector<aloe::sim::lending_policy> policies;
+    aloe::schedule rank_schedule = aloe::schedule::dynamic(1);
+    std::vector<double> rank_noise;
+    double rank_noise_us = 3000, rank_noise_delay_us = 100;
+    aloe::sim::lending_latencies latencies;
 };
 
 int allowed_cpus() {
@@ -151,7 +197,10 @@ std::optional<int> parse(arguments args, options& o) {
             return exit_ok;
         }
         static const char* const valued[] = {"--profile", "--nodes", "--cores", "--schedules", "--steps", "--iterations",
-                                             "--iteration-us", "--seed", "--best-fs", "--threads", "--out"};
+                                             "--iteration-us", "--seed", "--best-fs", "--threads", "--out",
+                                             "--ranks-per-node", "--rank-work", "--regions-per-step", "--lend",
+                                             "--rank-schedule", "--rank-noise", "--rank-noise-us", "--rank-noise-delay-us",
+                                             "--latency-us"};
         const bool takes = std::find_if(std::begin(valued), std::end(valued), [&](const char* f) { return flag == f; }) != std::end(valued);
         if (!takes && flag != "--json" && flag != "--quiet")
             return usage_error("sim: unknown option '" + rt::printable(args[i]) + "'", "sim");
@@ -209,7 +258,69 @@ std::optional<int> parse(arguments args, options& o) {
             if (v->empty()) return usage_error("sim: --out needs a folder", "sim");
             const rt::config& cfg = rt::current_config();
             o.out = rt::expand_output_path(*v, rt::process_identity::of_this_process(cfg));
+        } else if (flag == "--ranks-per-node") {
+            if (!parse_int(*v, 1, 4096, n)) return usage_error("sim: " + shown + " is not an integer in [1, 4096]", "sim");
+            o.ranks = static_cast<int>(n);
+        } else if (flag == "--rank-work") {
+            o.rank_work.clear();
+            for (std::string_view w : split(*v, ',')) {
+                try {
+                    o.rank_work.push_back(aloe::sim::parse_rank_pattern(w, 1e-6, 1e6, "--rank-work"));
+                } catch (const std::exception& e) {
+                    return usage_error("sim: " + rt::printable(e.what(), 240) + " (weights as 1:3, cases comma-separated)", "sim");
+                }
+            }
+        } else if (flag == "--regions-per-step") {
+            o.regions.clear();
+            for (std::string_view w : split(*v, ',')) {
+                if (!parse_int(w, 1, 1000, n)) return usage_error("sim: " + shown + ": '" + rt::printable(w) + "' is not a region count in [1, 1000]", "sim");
+                o.regions.push_back(static_cast<int>(n));
+            }
+        } else if (flag == "--lend") {
+            try {
+                o.policies = aloe::sim::parse_lending_policies(*v);
+            } catch (const std::exception& e) {  // the message quotes one word of the value
+                return usage_error("sim: " + shown + ": " + rt::printable(e.what(), 240), "sim");
+            }
+        } else if (flag == "--rank-schedule") {
+            std::string error;
+            if (!aloe::schedule::try_parse(*v, o.rank_schedule, error)) return usage_error("sim: --rank-schedule: " + error, "sim");
+            const aloe::schedule_kind k = o.rank_schedule.kind();
+            if (!(k == aloe::schedule_kind::dynamic || k == aloe::schedule_kind::hybrid ||
+                  (k == aloe::schedule_kind::static_block && o.rank_schedule.chunk() == 0)))
+                return usage_error("sim: " + shown + ": the ranks' loops are static, dynamic or hybrid", "sim");
+        } else if (flag == "--rank-noise") {
+            try {
+                o.rank_noise = aloe::sim::parse_rank_pattern(*v, 0, 1, "--rank-noise");
+            } catch (const std::exception& e) {
+                return usage_error("sim: " + rt::printable(e.what(), 240) + " (chances per step, as 0:0.5)", "sim");
+            }
+        } else if (flag == "--rank-noise-us") {
+            if (!parse_real(*v, 0, 1e9, o.rank_noise_us)) return usage_error("sim: " + shown + " is not a number in [0, 1e9]", "sim");
+        } else if (flag == "--rank-noise-delay-us") {
+            if (!parse_real(*v, 0, 1e9, o.rank_noise_delay_us)) return usage_error("sim: " + shown + " is not a number in [0, 1e9]", "sim");
+        } else if (flag == "--latency-us") {
+            try {
+                aloe::sim::parse_lending_latencies(*v, o.latencies);
+            } catch (const std::exception& e) {
+                return usage_error("sim: " + shown + ": " + rt::printable(e.what(), 240), "sim");
+            }
         }
+    }
+    // The ranks' model has its own loop options; the others belong to the one-rank model.
+    static const char* const ranks_only[] = {"--rank-work", "--regions-per-step", "--lend", "--rank-schedule",
+                                             "--rank-noise", "--rank-noise-us", "--rank-noise-delay-us", "--latency-us"};
+    const auto given = [&](const char* f) { return std::find(seen.begin(), seen.end(), f) != seen.end(); };
+    if (o.ranks == 0) {
+        for (const char* f : ranks_only)
+            if (given(f)) return usage_error("sim: " + std::string(f) + " needs --ranks-per-node (the model of ranks that lend cores)", "sim");
+    } else {
+        for (const char* f : {"--schedules", "--best-fs"})
+            if (given(f)) return usage_error("sim: " + std::string(f) + " does not apply with --ranks-per-node (the ranks' loops take --rank-schedule)", "sim");
+        if (given("--rank-noise-us") && !given("--rank-noise")) return usage_error("sim: --rank-noise-us needs --rank-noise (which ranks, how often)", "sim");
+        if (o.policies.empty()) o.policies = aloe::sim::parse_lending_policies("off,lewi,lewi,mpi=busy,reactive,predictive");
+        if (o.threads == 0) o.threads = allowed_cpus();
+        return std::nullopt;
     }
     for (const std::string& text : split_schedules(schedules_text)) {
         std::string error;
@@ -222,20 +333,7 @@ std::optional<int> parse(arguments args, options& o) {
     return std::nullopt;
 }
 
-std::string fixed(double x, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-    return buf;
-}
 
-double percentile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const double at = q * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<std::size_t>(std::floor(at));
-    const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
-}
 
 struct row {
     aloe::sim::sim_result r;
@@ -258,6 +356,102 @@ bool make_folder(const std::string& dir, std::string& error) {
     return true;
 }
 
+// Issue 19's model: every node count × work case × k × policy, then one report.
+int run_ranks(const options& o, const aloe::sim::machine_profile& profile, arguments args) {
+    const int cores = o.cores > 0 ? o.cores : profile.cores;
+    if (o.ranks > cores)
+        return usage_error("sim: --ranks-per-node " + std::to_string(o.ranks) + ": more ranks than the node's " + std::to_string(cores) +
+                               " cores (--cores, or the profile's)", "sim");
+    std::string error;
+    if (o.out && !make_folder(*o.out, error)) {
+        std::cerr << "aloe sim: --out: " << error << "\n";
+        return exit_failure;
+    }
+    const std::size_t runs = o.nodes.size() * o.rank_work.size() * o.regions.size() * o.policies.size();
+    const bool show_progress = !o.quiet && isatty(STDERR_FILENO);
+    std::vector<aloe::sim::lending_result> results;
+    double simulated_node_steps = 0, wall = 0;
+    for (std::int64_t nodes : o.nodes)
+        for (const auto& work : o.rank_work)
+            for (int k : o.regions)
+                for (const aloe::sim::lending_policy& policy : o.policies) {
+                    aloe::sim::lending_options lo;
+                    lo.nodes = nodes;
+                    lo.cores = o.cores;
+                    lo.ranks = o.ranks;
+                    lo.rank_work = work;
+                    lo.regions = k;
+                    lo.iterations = o.iterations;
+                    lo.iteration_s = o.iteration_us * 1e-6;
+                    lo.steps = o.steps;
+                    lo.seed = o.seed;
+                    lo.policy = policy;
+                    lo.latencies = o.latencies;
+                    lo.rank_schedule = o.rank_schedule;
+                    lo.rank_noise_p = o.rank_noise;
+                    lo.rank_noise_s = o.rank_noise_us * 1e-6;
+                    lo.rank_noise_delay_s = o.rank_noise_delay_us * 1e-6;
+                    lo.threads = o.threads;
+                    const std::string label = policy.to_string() + ", work " + aloe::sim::rank_pattern_text(work) + ", k " + std::to_string(k);
+                    const std::size_t done = results.size();
+                    if (show_progress)
+                        lo.progress = [&, label, nodes, done](int step) {
+                            std::fprintf(stderr, "\r[%zu/%zu] %lld nodes, %s: step %d/%d   ", done + 1, runs,
+                                         static_cast<long long>(nodes), label.c_str(), step, o.steps);
+                        };
+                    try {
+                        results.push_back(aloe::sim::simulate_lending(profile, lo));
+                    } catch (const std::exception& e) {
+                        if (show_progress) std::fprintf(stderr, "\n");
+                        std::cerr << "aloe sim: " << label << " on " << nodes << " nodes: " << e.what() << "\n";
+                        return exit_usage;
+                    }
+                    simulated_node_steps += static_cast<double>(nodes) * o.steps;
+                    wall += results.back().wall_s;
+                }
+    if (show_progress) std::fprintf(stderr, "\r%*s\r", 90, "");
+    const aloe::sim::lending_report report = aloe::sim::report_lending(results, profile.name, o.seed);
+    const aloe::sim::lending_latencies& l = o.latencies;
+    const auto us = [](double s) { return fixed(s * 1e6, s * 1e6 < 10 && s > 0 ? 1 : 0); };
+    std::string sizes;  // each case's iterations per rank, once
+    for (const auto& r : results) {
+        std::string case_text = "; work " + r.rank_work + " = ";
+        if (sizes.find(case_text) != std::string::npos) continue;
+        for (std::size_t i = 0; i < r.rank_iterations.size(); ++i) {
+            if (i > 0) case_text += ':';
+            case_text += std::to_string(r.rank_iterations[i]);
+        }
+        sizes += case_text;
+    }
+    const std::string header =
+        "aloe sim: profile '" + profile.name + "', ranks that lend cores: " + std::to_string(o.ranks) + " ranks per node of " +
+        std::to_string(cores) + " cores, " + std::to_string(o.steps) + " steps, seed " + std::to_string(o.seed) + "\n" +
+        "each step: " + (results.empty() ? std::string("-") : fixed(results[0].iteration_s * 1e6, 3)) + " us iterations per rank" +
+        sizes + ", loops " + o.rank_schedule.to_string() +
+        (o.rank_noise.empty() ? std::string() : ", injected noise " + aloe::sim::rank_pattern_text(o.rank_noise) + " × " + us(o.rank_noise_us * 1e-6) + " us") +
+        "\nlatencies (us): grace " + us(l.grace_s) + ", least slack " + us(l.least_slack_s) + ", poll " + us(l.poll_s) + ", daemon " +
+        us(l.daemon_s) + ", move " + us(l.move_s) + ", lewi " + us(l.lewi_s) + ", busy slice " + us(aloe::sim::busy_slice_s(l, cores)) + "\n";
+    const std::string footer = "simulated " + fixed(simulated_node_steps / 1e6, 3) + " M node-steps in " + fixed(wall, 2) + " s (" +
+                               std::to_string(o.threads) + " threads); efficiency = ideal (work / all cores) / time\n";
+    if (o.json) std::cout << report.json;
+    else std::cout << header << "\n" << report.table << "\n" << footer;
+    if (o.out) {
+        std::string command = "aloe sim";  // whole: a policy list is longer than a quoted value
+        for (std::string_view a : args) command += " " + rt::printable(a, rt::printable_path_limit);
+        const std::string dir = *o.out;
+        const std::pair<std::string, std::string> files[] = {
+            {"summary.csv", report.summary_csv},
+            {"steps.csv", report.steps_csv},
+            {"table.md", header + "\n" + report.table + "\n" + footer},
+            {"results.json", report.json},
+            {"profile.json", aloe::sim::to_json(profile)},
+            {"command.txt", command + "\naloe " + std::string(aloe::version()) + "\n"},
+        };
+        if (!write_files(dir, files)) return exit_failure;
+    }
+    return exit_ok;
+}
+
 }  // namespace
 
 int sim_command(arguments args) {
@@ -278,7 +472,9 @@ int sim_command(arguments args) {
         const int cores = o.cores > 0 ? o.cores : profile.cores;
         const double per_node = 640.0 + cores * (48.0 + 80.0 * static_cast<double>(std::max<std::size_t>(profile.noise.size(), 1)));
         const double nodes = static_cast<double>(*std::max_element(o.nodes.begin(), o.nodes.end()));
-        const double need = nodes * per_node + 16.0 * o.steps * static_cast<double>(o.schedules.size() + 1) * static_cast<double>(o.nodes.size());
+        const double runs_per_count = o.ranks > 0 ? static_cast<double>(o.policies.size() * o.rank_work.size() * o.regions.size())
+                                                  : static_cast<double>(o.schedules.size() + 1);
+        const double need = nodes * per_node + 16.0 * o.steps * runs_per_count * static_cast<double>(o.nodes.size());
         const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
         if (have > 0 && need > 0.75 * have) {
             std::cerr << "aloe sim: about " << fixed(need / (1 << 30), 1) << " GiB needed for " << static_cast<long long>(nodes)
@@ -287,6 +483,7 @@ int sim_command(arguments args) {
             return exit_usage;
         }
     }
+    if (o.ranks > 0) return run_ranks(o, profile, args);
     // A schedule the simulator does not model is refused before anything runs.
     for (const aloe::schedule& s : o.schedules) {
         try {
@@ -449,12 +646,7 @@ int sim_command(arguments args) {
             {"profile.json", aloe::sim::to_json(profile)},
             {"command.txt", command + "\naloe " + std::string(aloe::version()) + "\n"},
         };
-        for (const auto& [name, text] : files) {
-            if (!rt::write_output_file(dir + "/" + name, text, error)) {
-                std::cerr << "aloe sim: " << error << "\n";
-                return exit_failure;
-            }
-        }
+        if (!write_files(dir, files)) return exit_failure;
         const int plots = run_harness("sim-plots", {dir});
         if (plots != 0)
             std::cerr << "aloe sim: W801 no plots in '" << rt::printable(dir) << "/plots' (the harness "

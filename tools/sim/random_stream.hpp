@@ -9,6 +9,10 @@
 
 namespace aloe::sim {
 
+/// The purpose of the stream that picks which nodes are slow (shared by the one-rank and the
+/// ranks-per-node engines, so that a seed slows the same nodes in both).
+inline constexpr std::uint64_t slow_node_purpose = 0xfd;
+
 class random_stream {
 public:
     random_stream() = default;

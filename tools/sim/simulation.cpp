@@ -20,7 +20,6 @@ namespace aloe::sim {
 namespace {
 
 constexpr std::uint64_t step_purpose = 0xfe;  // the per-step injector's stream
-constexpr std::uint64_t node_purpose = 0xfd;  // which nodes are slow
 
 struct node_state {
     node_state(const machine_profile& p, int cores, std::uint64_t seed, std::uint64_t node)
@@ -94,7 +93,7 @@ sim_result simulate(const machine_profile& profile, const sim_options& o) {
     nodes.reserve(static_cast<std::size_t>(o.nodes));
     for (std::int64_t i = 0; i < o.nodes; ++i) {
         node_state& s = nodes.emplace_back(profile, cores, o.seed, static_cast<std::uint64_t>(i));
-        random_stream pick(o.seed, static_cast<std::uint64_t>(i), 0, node_purpose);
+        random_stream pick(o.seed, static_cast<std::uint64_t>(i), 0, slow_node_purpose);
         if (slow_fraction > 0 && pick.uniform() < slow_fraction) s.slow = slow_factor;
     }
     node_times times(static_cast<std::size_t>(o.nodes));
