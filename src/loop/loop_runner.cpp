@@ -138,6 +138,9 @@ void run_on(loop::site_state& st, const iteration_space& space, const schedule& 
     using namespace aloe::loop;
     const std::uint64_t n = space.count;
     any_schedule sched;
+    // Counted before the plan: its policies may read the daemon's socket, and cores lent then
+    // must let guests in at the first knock, not count as seen.
+    const auto limit_seen = participant_limit_changes();
     const loop_plan plan = setup_site_run(sched, st, s, n, available, scratch, st.key_name);
     const auto k = static_cast<std::size_t>(plan.threads);
     const bool doors = guests_from != nullptr && guests_from->spare() > 0 &&
@@ -157,7 +160,7 @@ void run_on(loop::site_state& st, const iteration_space& space, const schedule& 
     job.own_planned = doors ? std::min(plan.threads, guests_from->own_size()) : plan.threads;
     job.team = guests_from;
     job.open = &open_door;
-    job.seen = participant_limit_changes();
+    job.seen = limit_seen;
     loop_door* const outer = doors ? set_loop_door(&job) : nullptr;
     const runtime::ticks t0 = runtime::now_ticks();
     fork(&job_entry, &job, plan.threads);

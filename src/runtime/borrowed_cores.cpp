@@ -63,14 +63,9 @@ std::uint32_t borrowed_placement_generation() noexcept { return borrowed_generat
 
 double borrowed_core_seconds() noexcept {
     borrowed_time& t = borrowed_clock();
-    // Nothing held now (a rank that never borrows): the total as it stands, no clock read.
-    if (borrowed_count.load(std::memory_order_relaxed) == 0) {
-        std::lock_guard lock(t.lock);
-        if (t.held == 0) return t.total_core_s;
-    }
-    const double now = monotonic_seconds();
     std::lock_guard lock(t.lock);
-    return t.total_core_s + (t.held > 0 ? t.held * (now - t.since_s) : 0.0);
+    // Nothing held now (a rank that never borrows): the total as it stands, no clock read.
+    return t.total_core_s + (t.held > 0 ? t.held * (monotonic_seconds() - t.since_s) : 0.0);
 }
 
 void set_borrowed_cores(int n, const std::vector<int>& cpus) noexcept {
