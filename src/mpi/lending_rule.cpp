@@ -5,7 +5,7 @@ namespace aloe::mpi {
 using runtime::lend_mode;
 
 bool lend_at_entry(const lending_settings& s, std::optional<double> predicted_s) noexcept {
-    return s.mode == lend_mode::predictive && predicted_s && *predicted_s >= s.least_slack_s;
+    return s.mode == lend_mode::predictive && predicted_s && *predicted_s >= s.least_slack_s + s.lend_cost_s;
 }
 
 bool lend_while_waiting(const lending_settings& s, std::optional<double> predicted_s, double waited_s) noexcept {
@@ -14,7 +14,7 @@ bool lend_while_waiting(const lending_settings& s, std::optional<double> predict
     case lend_mode::predictive:
         // No prediction yet: the reactive rule. A prediction that missed: lend once the wait
         // is worth it. (A prediction of slack lent at the entry already.)
-        return predicted_s ? waited_s >= s.least_slack_s : waited_s >= s.grace_s;
+        return predicted_s ? waited_s >= s.least_slack_s + s.lend_cost_s : waited_s >= s.grace_s;
     default: return false;
     }
 }

@@ -27,7 +27,10 @@
 // lending on that path for `guard_phases` phases.
 //
 // Cores lent for less than the time a borrower needs to notice them (its poll every 0.5 ms
-// from a loop, then a chunk) help nobody, hence `least_slack` (1 ms by default).
+// from a loop, then a chunk) help nobody, hence `least_slack` (1 ms by default). Nor do
+// cores lent for less than the lender loses getting them back (`lend_cost`, measured as
+// the run goes, lend_cost.hpp): predictive lends at a wait only for a predicted (or, when
+// the prediction missed, an already waited) slack of least_slack + lend_cost.
 #pragma once
 
 #include "runtime/config.hpp"
@@ -43,6 +46,7 @@ struct lending_settings {
     double grace_s = 50e-6;                              ///< reactive: waited this long, it lends
     double least_slack_s = 1e-3;                         ///< predictive: worth lending for
     unsigned guard_phases = 8;                           ///< predictive: phases without phase lending after a miss
+    double lend_cost_s = 0;  ///< predictive: what a lend costs the lender's next phase, measured (lend_cost.hpp)
 };
 
 /// At a blocking call's entry, with its path's predicted slack (nullopt: none yet): lend now?

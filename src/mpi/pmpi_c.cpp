@@ -27,9 +27,7 @@ bool polite_coll(const timed_call& t) noexcept { return t.outer() && aloe::mpi::
 
 template <class Test>
 int wait_with(const timed_call& t, Test test) noexcept {
-    return aloe::mpi::lend_during(
-               t.row(), [](void* c, bool& done) noexcept { return (*static_cast<Test*>(c))(done); }, &test)
-        .rc;
+    return aloe::mpi::lend_during(t.row(), test).rc;
 }
 
 // A started nonblocking operation, waited for politely.

@@ -7,7 +7,9 @@
 // library's, dlsym(RTLD_NEXT)). Every argument of these bindings is a reference (an absent
 // optional ierror in f08: a null one), so each is passed on as the pointer it is: no handle
 // conversion, and MPI_IN_PLACE, MPI_BOTTOM and MPI_STATUS_IGNORE keep the addresses the
-// library recognises.
+// library recognises. The calls of the C wrappers' polite list wait politely here too
+// (fortran_polite_wait.hpp).
+#include "mpi/fortran_polite_wait.hpp"
 #include "mpi/mpi_session.hpp"
 #include "mpi/timed_call.hpp"
 #include "runtime/report.hpp"
@@ -89,27 +91,30 @@ void after_fortran_init(const void* ierror) noexcept {
 #define ALOE_AFTER_Init(n) aloe::mpi::after_fortran_init(ALOE_LAST##n);
 #define ALOE_AFTER_Init_thread(n) aloe::mpi::after_fortran_init(ALOE_LAST##n);
 
-#define ALOE_FORTRAN_ENTRY(symbol, Name, n, before, after)                                                    \
+#define ALOE_FORTRAN_ENTRY(symbol, Name, n, before, after, mangling)                                          \
     extern "C" void symbol(ALOE_P##n) {                                                                       \
         static aloe::mpi::next_definition next{#symbol};                                                      \
         before {                                                                                              \
             aloe::mpi::timed_call t(ALOE_CALL_PATH(aloe::mpi::mpi_call::Name));                               \
-            reinterpret_cast<void (*)(ALOE_P##n)>(next.get())(ALOE_A##n);                                     \
+            void* const args[] = {ALOE_A##n};                                                                 \
+            if (!aloe::mpi::wait_fortran_politely(t, aloe::mpi::mpi_call::Name,                               \
+                                                  aloe::mpi::fortran_mangling::mangling, args))               \
+                reinterpret_cast<void (*)(ALOE_P##n)>(next.get())(ALOE_A##n);                                 \
         }                                                                                                     \
         after                                                                                                 \
     }
 
-#define ALOE_FORTRAN_PLAIN(Name, lower, upper, n, before, after)       \
-    ALOE_FORTRAN_ENTRY(mpi_##lower, Name, n, before, after)            \
-    ALOE_FORTRAN_ENTRY(mpi_##lower##_, Name, n, before, after)         \
-    ALOE_FORTRAN_ENTRY(mpi_##lower##__, Name, n, before, after)        \
-    ALOE_FORTRAN_ENTRY(MPI_##upper, Name, n, before, after)            \
-    ALOE_FORTRAN_ENTRY(mpi_##lower##_f08_, Name, n, before, after)
+#define ALOE_FORTRAN_PLAIN(Name, lower, upper, n, before, after)                        \
+    ALOE_FORTRAN_ENTRY(mpi_##lower, Name, n, before, after, bare)                       \
+    ALOE_FORTRAN_ENTRY(mpi_##lower##_, Name, n, before, after, underscore)              \
+    ALOE_FORTRAN_ENTRY(mpi_##lower##__, Name, n, before, after, two_underscores)        \
+    ALOE_FORTRAN_ENTRY(MPI_##upper, Name, n, before, after, capitals)                   \
+    ALOE_FORTRAN_ENTRY(mpi_##lower##_f08_, Name, n, before, after, f08)
 
 #define ALOE_NOTHING
 #define ALOE_FORTRAN_CALL(Name, lower, upper, kind, n) ALOE_FORTRAN_##kind(Name, lower, upper, n)
 #define ALOE_FORTRAN_collective(Name, lower, upper, n) ALOE_FORTRAN_PLAIN(Name, lower, upper, n, ALOE_NOTHING, ALOE_NOTHING)
-#define ALOE_FORTRAN_completion ALOE_FORTRAN_collective  // the waiting calls: timed, nothing more
+#define ALOE_FORTRAN_completion ALOE_FORTRAN_collective  // timed; polite where the rank lends
 #define ALOE_FORTRAN_receive ALOE_FORTRAN_collective
 #define ALOE_FORTRAN_lifetime(Name, lower, upper, n) ALOE_FORTRAN_lifetime_##Name(lower, upper, n)
 #define ALOE_FORTRAN_lifetime_Init(lower, upper, n) ALOE_FORTRAN_PLAIN(Init, lower, upper, n, ALOE_NOTHING, ALOE_AFTER_Init(n))

@@ -1,6 +1,7 @@
 #include "mpi/rank_lending.hpp"
 
 #include "coord/daemon_client.hpp"
+#include "mpi/lend_cost.hpp"
 #include "mpi/lending_steps.hpp"
 #include "mpi/slack_board.hpp"
 #include "runtime/borrowed_cores.hpp"
@@ -60,7 +61,18 @@ struct lender {
     lending_steps steps;        // the per-step report (under busy; read at the end)
     std::atomic<std::uint64_t> phase_lends{0}, phase_misses{0};
     std::atomic<double> phase_core_s{0};
+    // Predictive, under busy: what a lend costs the lender (lend_cost.hpp), and the thread
+    // and CPU time at the last return, for the phase that starts there.
+    lend_cost cost;
+    const void* return_thread = nullptr;
+    double return_cpu_s = -1;
+    bool returned_from_lend = false;
+    std::atomic<double> lend_cost_s{0};           // the last estimate, for the statistics
+    std::atomic<std::uint64_t> refused_for_cost{0};
 };
+
+// Tells the threads apart for the thread CPU clock (a polite wait may come from any thread).
+thread_local char cpu_clock_thread [[gnu::tls_model("initial-exec")]] = 0;
 
 lender& lender_state() noexcept {
     static lender* const l = new lender;  // never destroyed: calls may come during exit
@@ -224,8 +236,7 @@ void lending_after_init(MPI_Comm world) noexcept {
                               "libaloe-mpi: lending " + std::string(runtime::to_string(mode)) + ", " +
                                   std::to_string(local) + " ranks on this node, " + std::to_string(spare_now(l)) +
                                   " threads for borrowed cores" +
-                                  (l.collectives ? ", blocking collectives wait politely" : "") +
-                                  " (the C bindings; Fortran's calls wait as the MPI library does)",
+                                  (l.collectives ? ", blocking collectives wait politely" : ""),
                               ""});
     } catch (...) {
         l.point_to_point = false;
@@ -234,6 +245,29 @@ void lending_after_init(MPI_Comm world) noexcept {
 
 bool polite_point_to_point() noexcept { return lender_state().point_to_point; }
 bool polite_collectives() noexcept { return lender_state().collectives; }
+
+// Predictive: the phase that ends at this wait tells what the last lend cost (when the same
+// thread returned from the last wait), and this wait's rule lends only for more slack than
+// least_slack + that cost, except on a probe (lend_cost.hpp).
+lending_settings rule_for_this_wait(lender& l, double entry_s, std::optional<double> predicted) noexcept {
+    lending_settings rule = l.rule;
+    if (rule.mode != runtime::lend_mode::predictive) return rule;
+    if (l.return_thread == &cpu_clock_thread && l.return_cpu_s >= 0) {
+        const double cpu_s = runtime::thread_cpu_seconds();
+        if (cpu_s >= 0) l.cost.phase_ended(l.returned_from_lend, entry_s - l.last_return_s, cpu_s - l.return_cpu_s);
+    }
+    rule.lend_cost_s = l.cost.cost_s();
+    l.lend_cost_s.store(rule.lend_cost_s, std::memory_order_relaxed);
+    const bool refused_for_cost_only = rule.lend_cost_s > 0 && predicted && *predicted >= rule.least_slack_s &&
+                                       *predicted < rule.least_slack_s + rule.lend_cost_s;
+    if (refused_for_cost_only) {
+        if (l.cost.probe_instead_of_refusing())
+            rule.lend_cost_s = 0;
+        else
+            l.refused_for_cost.fetch_add(1, std::memory_order_relaxed);
+    }
+    return rule;
+}
 
 wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) noexcept {
     lender& l = lender_state();
@@ -246,8 +280,10 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     const std::optional<double> predicted =
         board.known(row) ? std::optional<double>(board.predicted_s(row)) : std::nullopt;
     l.waits.fetch_add(1, std::memory_order_relaxed);
+    runtime::send_idle_guests_home();  // this rank stops computing: its guests leave lent CPUs
     const double entry_s = l.clock_at(runtime::now_ticks());
-    const wait_outcome out = wait_politely(run_test, l.rule, predicted, lend_link{&lend_now, nullptr});
+    const lending_settings rule = rule_for_this_wait(l, entry_s, predicted);
+    const wait_outcome out = wait_politely(run_test, rule, predicted, lend_link{&lend_now, nullptr});
     const unsigned phase_cores = l.phase_cores;
     l.phase_cores = 0;
     // After the call: take the cores back (asking for more, when this rank is critical), or
@@ -272,6 +308,11 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     } catch (...) {
     }
     l.last_return_s = l.clock_at(runtime::now_ticks());
+    if (l.rule.mode == runtime::lend_mode::predictive) {
+        l.return_cpu_s = runtime::thread_cpu_seconds();
+        l.return_thread = &cpu_clock_thread;
+        l.returned_from_lend = out.lent;
+    }
     l.busy.store(false, std::memory_order_release);
     return out;
 }
@@ -301,6 +342,8 @@ lending_totals lending_statistics() noexcept {
     t.phase_lends = l.phase_lends.load(std::memory_order_relaxed);
     t.phase_misses = l.phase_misses.load(std::memory_order_relaxed);
     t.phase_core_s = l.phase_core_s.load(std::memory_order_relaxed);
+    t.lend_cost_s = l.lend_cost_s.load(std::memory_order_relaxed);
+    t.refused_for_cost = l.refused_for_cost.load(std::memory_order_relaxed);
     t.mode = runtime::to_string(l.rule.mode).data();
     t.collectives = l.collectives;
     return t;

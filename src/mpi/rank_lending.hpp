@@ -35,6 +35,12 @@ bool polite_collectives() noexcept;
 /// path at `row`. Not re-entrant: a nested or concurrent call waits without lending.
 wait_outcome lend_during(std::size_t row, int (*test)(void* ctx, bool& done), void* ctx) noexcept;
 
+/// The same with a callable `int test(bool& done)` (the C and the Fortran wrappers' tests).
+template <class Test>
+wait_outcome lend_during(std::size_t row, Test& test) noexcept {
+    return lend_during(row, [](void* c, bool& done) noexcept { return (*static_cast<Test*>(c))(done); }, &test);
+}
+
 /// What this rank lent and asked for, for the statistics.
 struct lending_totals {
     std::uint64_t polite_waits = 0;
@@ -45,6 +51,8 @@ struct lending_totals {
     std::uint64_t phase_lends = 0;   ///< predictive: phases run with cores lent from their start
     std::uint64_t phase_misses = 0;  ///< of those, phases after which the rank hardly waited (the guard)
     double phase_core_s = 0;         ///< core-seconds lent that way
+    double lend_cost_s = 0;              ///< predictive: what a lend cost the lender's next phase (lend_cost.hpp)
+    std::uint64_t refused_for_cost = 0;  ///< predictive: lends refused because the slack did not cover it
     const char* mode = "off";
     bool collectives = false;
 };

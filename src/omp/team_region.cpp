@@ -4,10 +4,12 @@
 #include "coord/node_share_policy.hpp"
 
 #include "omp/fork_lock.hpp"
+#include "omp/guest_seats.hpp"
 #include "omp/interposer_settings.hpp"
 #include "omp/loop_takeover.hpp"
 #include "omp/trace_log.hpp"
 #include "runtime/borrowed_cores.hpp"
+#include "runtime/guest_efficiency.hpp"
 #include "runtime/report.hpp"
 
 #define ALOE_DETAIL_ALLOWED
@@ -288,26 +290,31 @@ void back_outside(thread_view& v) noexcept {
 
 namespace {
 
-// A thread past the region's own count runs on a core another rank lent (issue 19): pinned
-// to that core's CPU for the body, back on its own mask after it (a libgomp pool thread may
-// serve any later region, the lender's core taken back by then). Two system calls a region
-// per such thread, only while borrowing.
+// A thread past the region's own count runs on a core another rank lent (issue 19), seated
+// by omp/guest_seats.hpp, and how much of the core it got goes to
+// runtime/guest_efficiency.hpp (two clock reads per guest and region, only while borrowing).
 class borrowed_seat {
 public:
-    borrowed_seat(const team_region& r, int thread) noexcept {
-        if (r.own_threads <= 0 || thread < r.own_threads) [[likely]] return;
-        moved_ = sched_getaffinity(0, sizeof home_, &home_) == 0;
-        if (moved_) runtime::pin_to_borrowed_cpu(thread - r.own_threads, home_);
+    borrowed_seat(const team_region& r, int thread) noexcept : guest_(take_guest_seat(thread, r.own_threads)) {
+        if (!guest_) [[likely]] return;
+        seated_ = runtime::now_ticks();
+        cpu_s_ = runtime::thread_cpu_seconds();
     }
     ~borrowed_seat() {
-        if (moved_) [[unlikely]] sched_setaffinity(0, sizeof home_, &home_);
+        if (!guest_) [[likely]] return;
+        const double cpu_s = runtime::thread_cpu_seconds();
+        if (cpu_s_ >= 0 && cpu_s >= 0)
+            runtime::process_guest_efficiency().seat_ended(runtime::ticks_to_seconds(runtime::now_ticks() - seated_),
+                                                           cpu_s - cpu_s_);
+        leave_guest_seat();
     }
     borrowed_seat(const borrowed_seat&) = delete;
     borrowed_seat& operator=(const borrowed_seat&) = delete;
 
 private:
-    bool moved_ = false;
-    cpu_set_t home_;
+    bool guest_;
+    runtime::ticks seated_ = 0;
+    double cpu_s_ = -1;
 };
 
 void run_body(thread_view& v, team_region& r) {
@@ -427,6 +434,7 @@ unsigned with_borrowed_cores(team_region& r, unsigned threads, int available) {
     const int extra = std::min(named, region_borrowing_threads());
     if (extra <= 0) return threads;
     const int own = threads > 0 ? static_cast<int>(threads) : std::max(available, 1);
+    if (!runtime::process_guest_efficiency().worth_a_guest(own)) return threads;
     r.own_threads = own;
     return static_cast<unsigned>(own + extra);
 }
@@ -439,6 +447,7 @@ unsigned with_borrowed_cores(team_region& r, unsigned threads, int available) {
 __attribute__((constructor)) void keep_node_share_for_regions() {
     coord::keep_node_share_policy();
     runtime::set_borrowing_threads_source(&region_borrowing_threads);
+    runtime::set_guests_home_hook(&send_guests_home);
 }
 
 unsigned region_threads(team_region& r, unsigned requested) {

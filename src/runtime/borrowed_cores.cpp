@@ -21,6 +21,7 @@ constinit std::array<std::atomic<int>, borrowable_most_named> borrowed_named_cpu
 constinit std::atomic<int> borrowed_named{0};
 constinit std::atomic<bool> daemon_socket_seen{false};
 constinit std::atomic<borrowing_threads_source> borrowing_source{nullptr};
+constinit std::atomic<guests_home_hook> guests_home{nullptr};
 
 // The running total of borrowed core-seconds: held count × time, summed at each change.
 struct borrowed_time {
@@ -82,6 +83,7 @@ void set_borrowed_cores(int n, const std::vector<int>& cpus) noexcept {
     borrowed_named.store(static_cast<int>(k), std::memory_order_relaxed);
     borrowed_count.store(std::max(n, 0), std::memory_order_relaxed);
     borrowed_generation.fetch_add(1, std::memory_order_release);  // publishes the CPUs to a spare's acquire
+    if (const guests_home_hook h = guests_home.load(std::memory_order_acquire)) h(false);
 }
 
 int borrowed_cpu_for_spare(int index) noexcept {
@@ -100,6 +102,14 @@ void pin_to_borrowed_cpu(int index, const cpu_set_t& otherwise) noexcept {
     if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
     else set = otherwise;
     sched_setaffinity(0, sizeof set, &set);
+}
+
+void set_guests_home_hook(guests_home_hook hook) noexcept {
+    guests_home.store(hook, std::memory_order_release);
+}
+
+void send_idle_guests_home() noexcept {
+    if (const guests_home_hook h = guests_home.load(std::memory_order_acquire)) h(true);
 }
 
 void set_borrowing_threads_source(borrowing_threads_source source) noexcept {

@@ -72,4 +72,15 @@ using borrowing_threads_source = int (*)() noexcept;
 void set_borrowing_threads_source(borrowing_threads_source source) noexcept;
 int registered_borrowing_threads() noexcept;
 
+/// Who sends the threads left on borrowed CPUs between regions home (the interposer,
+/// omp/guest_seats.hpp): called with `everyone` false after every set_borrowed_cores() (those
+/// whose CPU is no longer borrowed), and true by send_idle_guests_home().
+using guests_home_hook = void (*)(bool everyone) noexcept;
+void set_guests_home_hook(guests_home_hook hook) noexcept;
+
+/// The process stops computing (a rank enters a blocking MPI call): every thread that sits
+/// idle on a borrowed CPU goes back to its own mask, so none stays on another rank's CPU
+/// while this one waits, nor after its last step.
+void send_idle_guests_home() noexcept;
+
 }  // namespace aloe::runtime

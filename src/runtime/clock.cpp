@@ -1,5 +1,7 @@
 #include "runtime/clock.hpp"
 
+#include <time.h>
+
 #include <chrono>
 #include <fstream>
 #include <mutex>
@@ -89,6 +91,12 @@ double ticks_per_second() noexcept {
 
 double monotonic_seconds() noexcept {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double thread_cpu_seconds() noexcept {
+    timespec ts{};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return -1;
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 const char* clock_source() noexcept { return clock_detail::use_tsc ? "rdtsc" : "steady_clock"; }

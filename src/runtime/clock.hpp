@@ -36,6 +36,10 @@ double ticks_per_second() noexcept;
 /// of a node shares, for times that other processes or their traces compare.
 double monotonic_seconds() noexcept;
 
+/// The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID, a system call); < 0
+/// when it cannot be read.
+double thread_cpu_seconds() noexcept;
+
 inline double ticks_to_seconds(ticks t) noexcept { return static_cast<double>(t) / ticks_per_second(); }
 inline std::uint64_t ticks_to_ns(ticks t) noexcept {
     return static_cast<std::uint64_t>(static_cast<double>(t) * 1e9 / ticks_per_second());

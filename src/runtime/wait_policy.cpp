@@ -42,12 +42,6 @@ constexpr std::int64_t contended_window_us = 100;
 constexpr std::int64_t contended_hold_us = 50'000;
 thread_local ticks contended_until = 0;
 
-double thread_cpu_seconds() noexcept {
-    timespec ts{};
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return -1;
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 // After a yielding phase that began at `start` (wall) with `cpu_start` of this thread's CPU.
 void judge_sharing(ticks start, double cpu_start) noexcept {
     const ticks end = now_ticks();

@@ -10,13 +10,11 @@
  * program that sizes per-thread arrays by it does: its regions must then keep their count.
  * Exit 1 on a wrong count (lost), else 0: the test script (lending_omp_check.cmake) decides
  * what the lending mode should have produced. */
-#define _GNU_SOURCE
-#include <dirent.h>
+#include "affinity_probe.h"
+
 #include <mpi.h>
 #include <omp.h>
-#include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { iterations = 4096, steps = 30, regions_per_step = 4 };
@@ -30,28 +28,11 @@ static double work(int i, int weight) {
     return x;
 }
 
-/* Threads of this process whose affinity differs from `own` (a borrowed core kept). */
-static int threads_astray(const cpu_set_t* own) {
-    DIR* d = opendir("/proc/self/task");
-    if (d == NULL) return -1;
-    int astray = 0;
-    for (struct dirent* e; (e = readdir(d)) != NULL;) {
-        if (e->d_name[0] == '.') continue;
-        cpu_set_t m;
-        CPU_ZERO(&m);
-        if (sched_getaffinity(atoi(e->d_name), sizeof m, &m) == 0 && !CPU_EQUAL(&m, own)) ++astray;
-    }
-    closedir(d);
-    return astray;
-}
-
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    cpu_set_t own;
-    CPU_ZERO(&own);
-    sched_getaffinity(0, sizeof own, &own);
+    probe_remember_own_mask();
     const int weight = rank == 1 ? 3 : 1;
     int widest = 0, foreign = 0, lost = 0;
     if (argc > 1 && strcmp(argv[1], "reads-max-threads") == 0 && omp_get_max_threads() < 1) lost = -1;
@@ -64,7 +45,7 @@ int main(int argc, char** argv) {
             {
 #pragma omp single
                 team = omp_get_num_threads();
-                if (!CPU_ISSET(sched_getcpu(), &own)) strangers = 1;
+                if (probe_outside_own_cpus()) strangers = 1;
 #pragma omp for schedule(runtime)
                 for (int i = 0; i < iterations / regions_per_step; ++i) {
                     const int at = k * (iterations / regions_per_step) + i;
@@ -82,7 +63,7 @@ int main(int argc, char** argv) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
-        printf("widest %d\nforeign %d\nlost %d\nastray %d\n", widest, foreign, lost, threads_astray(&own));
+        printf("widest %d\nforeign %d\nlost %d\nastray %d\n", widest, foreign, lost, probe_threads_astray());
         fflush(stdout);
     }
     MPI_Finalize();
