@@ -2,8 +2,10 @@
 """Ranks that wait lend their cores (issue 19): aloe's reactive and predictive lending beside
 DLB LeWI and no lending, on jacobi3d-mpi with one heavier rank.
 
-2 ranks bound one per core (`mpirun --bind-to core`), 1 thread each, k parallel regions per
-step (`--regions-per-step k`, each step ends with an MPI_Allreduce). Variants, interleaved
+R ranks (--ranks, default 2) of T threads (--threads, default 1) bound to their cores
+(`mpirun --bind-to core`, and `--map-by slot:PE=T` for T > 1), rank 1 the heavy or noisy one,
+k parallel regions per step (`--regions-per-step k`, each step ends with an MPI_Allreduce).
+The 2-vCPU VM runs the defaults; the 16-core device machine `--ranks 4 --threads 4`. Variants, interleaved
 (each repetition runs every variant once, the order rotated by one per repetition):
 
     gomp        --runtime libgomp --schedule static: the plain baseline
@@ -20,9 +22,9 @@ step (`--regions-per-step k`, each step ends with an MPI_Allreduce). Variants, i
 Cases: heavy 1:2 and 1:3 (`--heavy-rank 1:F`); noise (balanced work, and in half of the
 steps rank 1's CPU is taken for 3 ms: `--noise-ranks 1 --noise-p 0.5 --noise-us 3000`);
 balanced (the cost of lending where there is nothing to move). The ideal for a heavy case is the
-total work over the cores: with work 1 and F on two cores it is (1 + F) / (2 F) of the time
-without lending (`ideal_ratio`; it ignores the MPI cost, which here is microseconds per
-step against milliseconds).
+total work over the cores: with work 1 on R - 1 ranks and F on one it is (R - 1 + F) / (R F)
+of the time without lending ((1 + F) / (2 F) on two ranks; `ratio_to_ideal`; it ignores the
+MPI cost, which here is microseconds per step against milliseconds).
 
 DLB (bsc-pm/dlb v3.7.0) is built outside the repository (bench/results/dlb-lewi-20261125's
 command.txt says how); pass its prefix. Without --dlb-prefix the dlb variants are left out
@@ -81,6 +83,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dlb-prefix", default=None, help="DLB's install prefix (omit: no DLB variants)")
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--ranks", type=int, default=2, help="MPI ranks (rank 1 is the heavy or noisy one)")
+    p.add_argument("--threads", type=int, default=1, help="threads (and cores) per rank")
     p.add_argument("--n", type=int, default=192)
     p.add_argument("--steps", type=int, default=40)
     p.add_argument("--warmup", type=int, default=3)
@@ -89,6 +93,10 @@ def parse_args(argv):
     p.add_argument("--variants", default=",".join(VARIANTS))
     p.add_argument("--out", default=None)
     a = p.parse_args(argv)
+    if a.ranks < 2:
+        p.error(f"--ranks {a.ranks}: lending needs at least 2 ranks")
+    if a.threads < 1:
+        p.error(f"--threads {a.threads}: at least 1")
     a.ks = [int(k) for k in a.ks.split(",")]
     a.cases = a.cases.split(",")
     a.variants = [v for v in a.variants.split(",") if a.dlb_prefix or not v.startswith("dlb")]
@@ -113,7 +121,10 @@ class Runner:
         return text
 
     def argv(self, case: str, variant: str, k: int, json_path: str):
-        mpirun = ["mpirun", "--allow-run-as-root", "-np", "2", "--bind-to", "core"]
+        t = self.a.threads
+        mpirun = ["mpirun", "--allow-run-as-root", "-np", str(self.a.ranks), "--bind-to", "core"]
+        if t > 1:
+            mpirun += ["--map-by", f"slot:PE={t}"]
         env: dict[str, str] = {}
         launcher: list[str] = []
         runtime = ["--runtime", "aloe", "--schedule", "dynamic,chunk=1"]
@@ -121,14 +132,14 @@ class Runner:
             runtime = ["--runtime", "libgomp", "--schedule", "static"]
         elif variant.startswith("dlb"):
             runtime = ["--runtime", "libomp", "--schedule", "static"]
-            env.update(LD_LIBRARY_PATH=self.shim, OMP_NUM_THREADS="1")
+            env.update(LD_LIBRARY_PATH=self.shim, OMP_NUM_THREADS=str(t))
             launcher = [f"{self.dlb}/share/doc/dlb/scripts/lewi_omp.sh", "sh", "-c", WRAP, "_"]
             if variant == "dlb-yield":
                 mpirun += ["--mca", "mpi_yield_when_idle", "1"]
         elif variant.startswith("run-"):
             # An unmodified OpenMP program: the interposer takes its loops, libaloe-mpi lends.
             runtime = ["--runtime", "libgomp", "--schedule", "runtime"]
-            env.update(ALOE_DAEMON_SOCKET=self.socket)
+            env.update(ALOE_DAEMON_SOCKET=self.socket, OMP_NUM_THREADS=str(t))
             launcher = [str(REPO / ALOE), "run", "--mpi", "--lend", variant[4:], "--schedule", "dynamic,chunk=1",
                         "--summary", "none", "--mpi-stats", os.path.join(self.tmp, "mpi.json"), "--"]
         else:
@@ -136,14 +147,14 @@ class Runner:
                        ALOE_MPI_STATS=os.path.join(self.tmp, "mpi.json"), ALOE_STATS=os.path.join(self.tmp, "loops.json"))
         for key, v in env.items():
             mpirun += ["-x", f"{key}={v}"]
-        app = [str(REPO / APP), *runtime, "--threads", "1", "--n", str(self.a.n), "--decomp", "z", "--mode", "thread0",
+        app = [str(REPO / APP), *runtime, "--threads", str(t), "--n", str(self.a.n), "--decomp", "z", "--mode", "thread0",
                "--steps", str(self.a.steps), "--warmup", str(self.a.warmup), "--regions-per-step", str(k),
                *CASES[case]["args"], "--json", json_path]
         return mpirun + launcher + app, env
 
     def run(self, case, variant, k, rep):
         jp = os.path.join(self.tmp, "run.json")
-        for f in [jp] + [os.path.join(self.tmp, f"{s}.rank{r}.json") for s in ("mpi", "loops") for r in (0, 1)]:
+        for f in [jp] + [os.path.join(self.tmp, f"{s}.rank{r}.json") for s in ("mpi", "loops") for r in range(self.a.ranks)]:
             if os.path.exists(f):
                 os.remove(f)
         argv, env = self.argv(case, variant, k, jp)
@@ -169,7 +180,7 @@ class Runner:
             rec["error"] = f"{type(e).__name__}: {e}"
         if variant in ("off", "reactive", "predictive") or variant.startswith("run-"):
             lending, guests = [], []
-            for rank in (0, 1):
+            for rank in range(self.a.ranks):
                 try:
                     got = json.load(open(os.path.join(self.tmp, f"mpi.rank{rank}.json")))["lending"]
                     lending.append({key: v for key, v in got.items() if key != "steps"})  # steps: per run, large
@@ -177,8 +188,8 @@ class Runner:
                     lending.append(None)
                 try:
                     sites = json.load(open(os.path.join(self.tmp, f"loops.rank{rank}.json")))["sites"]
-                    # Iterations run by participants beyond the first (borrowed cores, one own thread).
-                    guests.append(sum(t["iterations"] for s in sites for t in s["total"] if t["thread"] > 0))
+                    # Iterations run by participants beyond the rank's own threads (borrowed cores).
+                    guests.append(sum(t["iterations"] for s in sites for t in s["total"] if t["thread"] >= self.a.threads))
                 except Exception:  # noqa: BLE001 - none for run-* (the interposer's loops)
                     guests.append(None)
             rec["lending"], rec["iterations_on_borrowed_cores"] = lending, guests
@@ -262,10 +273,12 @@ def main(argv):
                     row["ratio_to_best_dlb"] = m / min(dlbs)
                 base = med.get("run-off") if row["variant"].startswith("run-") else med.get("off")
                 if m and factor and base:
-                    row["ratio_to_ideal"] = m / (base * (1 + factor) / (2 * factor))
+                    row["ratio_to_ideal"] = m / (base * (a.ranks - 1 + factor) / (a.ranks * factor))
     machine["loadavg_at_end"] = open("/proc/loadavg").read().split()[:3]
     result = {"workload": "jacobi3d-mpi", "n": a.n, "steps": a.steps, "warmup": a.warmup, "reps": a.reps,
-              "ranks": 2, "threads_per_rank": 1, "binding": "mpirun --bind-to core", "variants": VARIANTS,
+              "ranks": a.ranks, "threads_per_rank": a.threads,
+              "binding": "mpirun --bind-to core" + (f" --map-by slot:PE={a.threads}" if a.threads > 1 else ""),
+              "variants": VARIANTS,
               "cases": {c: CASES[c] for c in a.cases}, "summary": summary, "machine": machine}
     (a.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
     (a.out / "machine.json").write_text(json.dumps(machine, indent=1) + "\n")
