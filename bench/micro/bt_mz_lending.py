@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""NAS BT-MZ under `aloe run --mpi --lend off|reactive|predictive` beside DLB LeWI (issue 19:
-lending on an external imbalanced hybrid code nobody here wrote).
+"""NAS BT-MZ (or SP-MZ, LU-MZ: --benchmark) under `aloe run --mpi --lend off|reactive|predictive`
+beside DLB LeWI (issue 19: lending on an external hybrid code nobody here wrote).
 
 BT-MZ (NPB3.3-MZ-MPI, Fortran + MPI + OpenMP) is built outside this repository as
 bench/results/bt-mz-20261125/command.txt says (<npb-mz>, and for --binary runtime the
@@ -109,6 +109,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--dlb-prefix", default=None, help="DLB's install prefix (omit: no dlb variants)")
     p.add_argument("--libomp", default=LIBOMP, help=f"LLVM's libomp.so.5 for the dlb variants (default {LIBOMP})")
     p.add_argument("--classes", default="W,S", help="NPB classes, comma-separated (default W,S)")
+    p.add_argument("--benchmark", choices=("bt-mz", "sp-mz", "lu-mz"), default="bt-mz",
+                   help="which NPB-MZ program (default bt-mz; sp-mz and lu-mz are built the same way)")
     p.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS per rank (default 1)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"subset of {', '.join(VARIANTS)}")
     p.add_argument("--reps", type=int, default=3)
@@ -134,7 +136,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         p.error("--reps, --threads and --timeout need values of at least 1")
     if a.binary == "runtime" and not a.npb_mz_runtime:
         p.error("--binary runtime needs --npb-mz-runtime")
-    a.out = Path(a.out) if a.out else REPO / "bench" / "results" / f"bt-mz-lending-{datetime.date.today():%Y%m%d}"
+    a.out = Path(a.out) if a.out else REPO / "bench" / "results" / f"{a.benchmark}-lending-{datetime.date.today():%Y%m%d}"
     return a
 
 
@@ -206,7 +208,7 @@ class Runner:
         return text
 
     def binary(self, cls: str) -> Path:
-        return self.tree / "bin" / f"bt-mz.{cls}.{RANKS}"
+        return self.tree / "bin" / f"{self.a.benchmark}.{cls}.{RANKS}"
 
     def argv(self, variant: str, cls: str, folder: Path, extra_env: dict[str, str] | None = None):
         exported = {"OMP_NUM_THREADS": str(self.a.threads)}
@@ -431,15 +433,15 @@ def fmt(x, spec="{:.3f}") -> str:
 
 
 def markdown(rows, diags, runs, a, machine) -> list[str]:
-    out = [f"# BT-MZ, {RANKS} ranks × {a.threads} thread: aloe's core lending against DLB LeWI (issue 19)", "",
+    out = [f"# {a.benchmark.upper()}, {RANKS} ranks × {a.threads} thread: aloe's core lending against DLB LeWI (issue 19)", "",
            f"Machine: {machine['cpu_model']}, {machine['nproc']} CPUs; load average at start "
            f"{machine['loadavg_at_start']}, at end {machine['loadavg_at_end']}; {machine['date']}; "
            f"aloe commit {machine['git_commit'][:12]} ({machine['git_worktree_modified_files']} files modified "
            "in the work tree; binaries' hashes in machine.txt).", "",
-           f"Binary: {a.binary} (`{'<npb-mz-runtime>' if a.binary == 'runtime' else '<npb-mz>'}/bin/bt-mz.<class>.{RANKS}`)"
+           f"Binary: {a.binary} (`{'<npb-mz-runtime>' if a.binary == 'runtime' else '<npb-mz>'}/bin/{a.benchmark}.<class>.{RANKS}`)"
            + (f", ALOE_OMP_SCHEDULE={a.aloe_schedule}" if a.aloe_schedule else "") + ". "
            f"The benchmark's own \"Time in seconds\", {a.reps} interleaved repetitions; median [p25–p75]; "
-           "spread = (p75 − p25)/median; ratios of medians. `ideal` is BT-MZ's own \"Calculated speedup\" / its threads "
+           "spread = (p75 − p25)/median; ratios of medians. `ideal` is the benchmark's own \"Calculated speedup\" / its threads "
            "(its zone mapping's balance: the time perfect core moving would reach against no lending). "
            "Commands: command.txt; every run: runs.jsonl.", ""]
     if a.skipped:
@@ -496,14 +498,14 @@ def markdown(rows, diags, runs, a, machine) -> list[str]:
               for d in r.get("ranks_detail") or []]
     if polite:
         out.append(f"- libaloe-mpi's polite waits per rank and run (aloe variants): {min(polite)} to {max(polite)}"
-                   + (": BT-MZ's waits are Fortran calls (mpi_waitall_), which libaloe-mpi times but does not "
-                      "wait politely in (docs/mpi.md, Limits), so a rank never lends there." if max(polite) == 0 else "."))
+                   + (": no Fortran call waited politely (a libaloe-mpi older than its Fortran polite waits, "
+                      "or an MPI whose Fortran functions it could not find), so no rank lent." if max(polite) == 0 else "."))
     waitalls = [d.get("waitall_calls") or 0 for r in runs for d in r.get("ranks_detail") or []]
     lewi = [d["lewi"]["into_blocking_call"] for d in diags if d.get("lewi")]
     if lewi and waitalls and max(lewi) < max(waitalls):
         out.append(f"- DLB lent at {min(lewi)}–{max(lewi)} blocking calls per diagnostic run (both ranks; `IntoBlockingCall`), "
                    f"against {max(waitalls)} MPI_Waitall calls per rank: DLB 3.7 does not class MPI_Waitall as blocking "
-                   "(its src/mpi/mpi_calls_coded.h), so LeWI lends at BT-MZ's set-up collectives only.")
+                   "(its src/mpi/mpi_calls_coded.h), so LeWI lends at the set-up collectives only.")
     if no_lend:
         out.append(f"- {len(no_lend)} of {sum(1 for r in runs if r['variant'] in ('reactive', 'predictive'))} "
                    "reactive/predictive runs recorded no lend on any rank (statistics' `lending.lends`).")
@@ -553,6 +555,7 @@ def command_text(a: argparse.Namespace, R: Runner, runs: list[dict], argv: list[
         "#    gmezan/npb-mz-custom, its root is NPB3.3-MZ-MPI; config/make.def with mpif90 and",
         "#    FFLAGS = -O3 -g -fopenmp -fallow-argument-mismatch):",
         "#      cd <npb-mz> && mkdir -p bin && make bt-mz CLASS=W NPROCS=2 && make bt-mz CLASS=S NPROCS=2",
+        "#      (--benchmark sp-mz or lu-mz: make sp-mz CLASS=W NPROCS=2, make lu-mz CLASS=W NPROCS=2)",
         "#      .venv/bin/python bench/micro/bt_mz.py --npb-mz <npb-mz> --npb-mz-runtime <npb-mz-runtime> --prepare-runtime",
         "#      cd <npb-mz-runtime> && mkdir -p bin && make bt-mz CLASS=W NPROCS=2 && make bt-mz CLASS=S NPROCS=2",
         "# 2. DLB v3.7.0 at <dlb-prefix>: bench/results/dlb-lewi-20261125/command.txt.",
@@ -633,7 +636,7 @@ def main(argv: list[str]) -> int:
     machine["loadavg_at_end"] = bt_mz.loadavg()
     rows = summarize(runs, a)
     (a.out / "result.json").write_text(json.dumps(
-        {"benchmark": "BT-MZ (NPB3.3-MZ-MPI 3.3.1)", "classes": a.class_names, "ranks": RANKS,
+        {"benchmark": f"{a.benchmark.upper()} (NPB3.3-MZ-MPI 3.3.1)", "classes": a.class_names, "ranks": RANKS,
          "threads_per_rank": a.threads, "binary": a.binary, "aloe_schedule": a.aloe_schedule, "reps": a.reps,
          "binding": "mpirun -np 2 --bind-to core --map-by slot:PE=T", "variants": {v: VARIANTS[v] for v in a.variant_names},
          "not_run": a.skipped, "machine": machine, "summary": rows, "diagnostics": diags}, indent=1) + "\n")

@@ -4,6 +4,7 @@
 #include "mpi/rank_lending.hpp"
 #include "mpi/call_table.hpp"
 #include "mpi/slack_board.hpp"
+#include "runtime/borrowed_cores.hpp"
 #include "runtime/clock.hpp"
 #include "runtime/code_address.hpp"
 #include "runtime/config.hpp"
@@ -174,7 +175,10 @@ void after_init() noexcept {
          c.ran ? "" : "the whole time inside each call as its slack, and 0 as the naive prediction"});
 }
 
-void before_finalize() noexcept { write_statistics(); }
+void before_finalize() noexcept {
+    runtime::send_idle_guests_home(true);  // after the last step no thread sits on another rank's CPU
+    write_statistics();
+}
 
 std::string statistics_json() {
     int rank = -1, size = 0;

@@ -280,7 +280,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     const std::optional<double> predicted =
         board.known(row) ? std::optional<double>(board.predicted_s(row)) : std::nullopt;
     l.waits.fetch_add(1, std::memory_order_relaxed);
-    runtime::send_idle_guests_home();  // this rank stops computing: its guests leave lent CPUs
+    runtime::send_idle_guests_home(false);  // guests on cores taken back leave them
     const double entry_s = l.clock_at(runtime::now_ticks());
     const lending_settings rule = rule_for_this_wait(l, entry_s, predicted);
     const wait_outcome out = wait_politely(run_test, rule, predicted, lend_link{&lend_now, nullptr});

@@ -68,7 +68,7 @@ void free_seats_of_exited_threads(seat_table& t) noexcept {
 
 }  // namespace
 
-bool take_guest_seat(int thread, int own_threads) noexcept {
+bool take_guest_seat(int thread, int own_threads, bool* moved) noexcept {
     const bool guest = own_threads > 0 && thread >= own_threads;
     if (!guest && my_seat < 0) [[likely]] return false;
     seat_table& t = table();
@@ -104,6 +104,7 @@ bool take_guest_seat(int thread, int own_threads) noexcept {
             if (sched_setaffinity(0, sizeof one, &one) == 0) {
                 if (s.cpu < 0) t.away.fetch_add(1, std::memory_order_relaxed);
                 s.cpu = cpu;
+                if (moved != nullptr) *moved = true;
             }
         }
     }

@@ -7,23 +7,26 @@
 // with it among the own threads, when its seat ends on a core no longer borrowed, and,
 // asleep, when the borrowed cores change (the daemon took the core back: the process's
 // thread that hears it moves it, checking first that the thread is still this process's),
-// and when the rank enters a blocking MPI call (libaloe-mpi's polite wait): a guest moves
-// at most twice a step, and no thread of a waiting rank stays on another rank's CPU.
+// when the rank enters a blocking MPI call and its core is no longer borrowed, and at
+// MPI_Finalize (libaloe-mpi): after the job no thread stays on another rank's CPU. (Sending
+// every guest home at every blocking call moved each twice a step, and the region after the
+// move is slow: the site's guest payoff, guest_payoff.hpp, then misjudged the guests.)
 #pragma once
 
 namespace aloe::omp {
 
 /// Before a region's body on thread `thread` of a region whose own count is `own_threads`
 /// (0: the region takes no borrowed cores): a guest goes to its borrowed CPU (or stays
-/// there), an own thread that sat on one goes home. Returns whether the thread is a guest.
-bool take_guest_seat(int thread, int own_threads) noexcept;
+/// there), an own thread that sat on one goes home. Returns whether the thread is a guest,
+/// and in `moved` (when given) whether it had to move.
+bool take_guest_seat(int thread, int own_threads, bool* moved = nullptr) noexcept;
 
 /// After the body of a guest: it stays unless its core is no longer borrowed.
 void leave_guest_seat() noexcept;
 
-/// Guests not in a region's body go home: all of them (`everyone`: the rank entered a blocking
-/// MPI call), or those whose CPU is no longer borrowed (the borrowed cores changed). The
-/// runtime's guests_home_hook.
+/// Guests not in a region's body go home: all of them (`everyone`: MPI_Finalize), or those
+/// whose CPU is no longer borrowed (the borrowed cores changed, or the rank entered a
+/// blocking MPI call). The runtime's guests_home_hook.
 void send_guests_home(bool everyone) noexcept;
 
 /// fork(): the seats' lock held across it (fork_hooks.cpp); the child forgets the parent's threads.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "omp/gomp_abi.hpp"
+#include "omp/guest_payoff.hpp"
 #include "omp/loop_rules.hpp"
 #include "omp/source_lines.hpp"
 #include "loop/site_registry.hpp"
@@ -71,6 +72,7 @@ struct omp_site {
     runtime::counter_handle imbalance;    ///< max/mean busy time of each run, summed (millionths)
     std::atomic<int> threads_last{0};
     std::atomic<int> threads_max{0};
+    guest_payoff guests;  ///< whether threads on borrowed cores make its regions faster (issue 19)
     std::atomic<const char*> non_malleable{nullptr};  ///< why its thread count is the program's
     std::mutex chain_mutex;
     loop::policy_chain region_chain;  ///< what plans its thread count (region_threads())

@@ -204,6 +204,7 @@ team_region& acquire_region(omp_site& site, region_body body, void* data) {
     r->preset_loop = false;
     r->chain_planned = false;
     r->own_threads = 0;
+    r->guest_moved.store(false, std::memory_order_relaxed);
     r->loop_iterations.store(0, std::memory_order_relaxed);
     r->threads.store(0, std::memory_order_relaxed);
     r->forward_from = team_region::no_forwarding;
@@ -295,8 +296,9 @@ namespace {
 // runtime/guest_efficiency.hpp (two clock reads per guest and region, only while borrowing).
 class borrowed_seat {
 public:
-    borrowed_seat(const team_region& r, int thread) noexcept : guest_(take_guest_seat(thread, r.own_threads)) {
+    borrowed_seat(team_region& r, int thread) noexcept : guest_(take_guest_seat(thread, r.own_threads, &moved_)) {
         if (!guest_) [[likely]] return;
+        if (moved_) r.guest_moved.store(true, std::memory_order_relaxed);
         seated_ = runtime::now_ticks();
         cpu_s_ = runtime::thread_cpu_seconds();
     }
@@ -312,6 +314,7 @@ public:
     borrowed_seat& operator=(const borrowed_seat&) = delete;
 
 private:
+    bool moved_ = false;  // initialised before guest_ (declaration order): take_guest_seat sets it
     bool guest_;
     runtime::ticks seated_ = 0;
     double cpu_s_ = -1;
@@ -365,6 +368,8 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
     s.invocations.add(1);
     s.region_time.add(runtime::ticks_to_ns(t1 - t0));
     s.threads_last.store(n, std::memory_order_relaxed);
+    if (region_borrowing_threads() > 0 && !r.guest_moved.load(std::memory_order_relaxed))
+        s.guests.region_ran(r.own_threads > 0, runtime::ticks_to_seconds(t1 - t0));
     if (r.chain_planned) {
         // The chain that sized the region sees how it went (the node daemon's efficiency).
         loop::loop_outcome outcome;
@@ -435,6 +440,10 @@ unsigned with_borrowed_cores(team_region& r, unsigned threads, int available) {
     if (extra <= 0) return threads;
     const int own = threads > 0 ? static_cast<int>(threads) : std::max(available, 1);
     if (!runtime::process_guest_efficiency().worth_a_guest(own)) return threads;
+    if (!r.site->guests.take_guests()) {
+        runtime::process_guest_efficiency().note_kept_without_guests();
+        return threads;
+    }
     r.own_threads = own;
     return static_cast<unsigned>(own + extra);
 }

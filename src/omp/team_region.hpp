@@ -129,6 +129,9 @@ struct team_region {
     /// 19): the region's own count; OpenMP threads from here on run pinned to a borrowed
     /// CPU each (region_entry), and go back to their own mask when they leave. 0: none.
     int own_threads = 0;
+    /// A guest of this execution moved to its borrowed CPU first: its time says more about
+    /// the move than about the region (guest_payoff.hpp leaves it out).
+    std::atomic<bool> guest_moved{false};
     /// Iterations of the worksharing loops this execution ran (taken and forwarded, counted
     /// once per loop): the region's work, by which the node daemon's efficiency meter
     /// compares its runs (a region site called on grids of different sizes does different

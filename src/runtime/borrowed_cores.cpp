@@ -108,8 +108,8 @@ void set_guests_home_hook(guests_home_hook hook) noexcept {
     guests_home.store(hook, std::memory_order_release);
 }
 
-void send_idle_guests_home() noexcept {
-    if (const guests_home_hook h = guests_home.load(std::memory_order_acquire)) h(true);
+void send_idle_guests_home(bool everyone) noexcept {
+    if (const guests_home_hook h = guests_home.load(std::memory_order_acquire)) h(everyone);
 }
 
 void set_borrowing_threads_source(borrowing_threads_source source) noexcept {

@@ -74,13 +74,14 @@ int registered_borrowing_threads() noexcept;
 
 /// Who sends the threads left on borrowed CPUs between regions home (the interposer,
 /// omp/guest_seats.hpp): called with `everyone` false after every set_borrowed_cores() (those
-/// whose CPU is no longer borrowed), and true by send_idle_guests_home().
+/// whose CPU is no longer borrowed), and as send_idle_guests_home() says.
 using guests_home_hook = void (*)(bool everyone) noexcept;
 void set_guests_home_hook(guests_home_hook hook) noexcept;
 
-/// The process stops computing (a rank enters a blocking MPI call): every thread that sits
-/// idle on a borrowed CPU goes back to its own mask, so none stays on another rank's CPU
-/// while this one waits, nor after its last step.
-void send_idle_guests_home() noexcept;
+/// Threads that sit idle on a borrowed CPU go back to their own mask: those whose CPU is no
+/// longer borrowed (`everyone` false: a rank entering a blocking MPI call, which may not
+/// have heard the take-back yet), or all of them (true: MPI_Finalize, after the job's last
+/// step no thread stays on another rank's CPU).
+void send_idle_guests_home(bool everyone) noexcept;
 
 }  // namespace aloe::runtime

@@ -31,6 +31,9 @@ public:
     /// Whether a region of `own` threads takes guests now (counts the regions refused).
     bool worth_a_guest(int own) noexcept;
     std::uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
+    /// A region another guard kept without guests (omp/guest_payoff.hpp: they made its site
+    /// slower): counted with these, as `regions_without_guests` in the statistics.
+    void note_kept_without_guests() noexcept { refused_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
     std::atomic<double> average_{-1};

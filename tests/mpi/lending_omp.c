@@ -5,7 +5,7 @@
  *   widest      the largest team a region got (2 once a borrowed core joined)
  *   foreign     regions in which a thread ran on a CPU outside the rank's own mask
  *   lost        loop iterations run other than exactly once (must be 0)
- *   astray      threads of the process whose mask at the end is not the rank's own
+ *   astray      threads of the process whose mask after MPI_Finalize is not the rank's own
  * With the argument `reads-max-threads` the program calls omp_get_max_threads() once, as a
  * program that sizes per-thread arrays by it does: its regions must then keep their count.
  * Exit 1 on a wrong count (lost), else 0: the test script (lending_omp_check.cmake) decides
@@ -62,10 +62,10 @@ int main(int argc, char** argv) {
         MPI_Allreduce(&sink, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();  /* after it, no thread may sit on another rank's CPU */
     if (rank == 1) {
         printf("widest %d\nforeign %d\nlost %d\nastray %d\n", widest, foreign, lost, probe_threads_astray());
         fflush(stdout);
     }
-    MPI_Finalize();
     return lost != 0 ? 1 : 0;
 }

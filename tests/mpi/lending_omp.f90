@@ -69,6 +69,7 @@ program lending_omp_f
     call MPI_ALLREDUCE(sink, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   end do
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  call MPI_FINALIZE(ierr)  ! after it, no thread may sit on another rank's CPU
   if (rank == 1) then
     write(*, '(a, i0)') 'widest ', widest
     write(*, '(a, i0)') 'foreign ', foreign
@@ -76,7 +77,6 @@ program lending_omp_f
     write(*, '(a, i0)') 'astray ', probe_threads_astray()
     flush(6)
   end if
-  call MPI_FINALIZE(ierr)
   if (lost /= 0) stop 1
 contains
   ! About 1 us of arithmetic an iteration, `weight` times over (as lending_omp.c's work()).

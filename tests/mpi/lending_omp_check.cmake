@@ -1,8 +1,8 @@
 # Lending to an unmodified MPI+OpenMP program (issue 19): a private aloed, lending_omp.c on
 # 2 ranks bound one per core under `aloe run --mpi --lend MODE`. With MODE reactive or
 # predictive, rank 1's regions must have taken a thread on the core rank 0 lent (a team of
-# 2, a thread on a CPU outside its own mask), every loop iteration ran once, and at the end
-# every thread is back on the rank's own CPUs; with off, or when the program has read
+# 2, a thread on a CPU outside its own mask), every loop iteration ran once, and after
+# MPI_Finalize every thread is back on the rank's own CPUs; with off, or when the program has read
 # omp_get_max_threads() (ARGS reads-max-threads), its teams keep their one thread. The
 # daemon holds no client after the job.
 cmake_minimum_required(VERSION 3.20)
