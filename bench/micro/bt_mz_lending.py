@@ -142,6 +142,25 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 # --- the private daemon ----------------------------------------------------------------------
 
+def step_summary(lending: dict | None) -> dict | None:
+    """The `lending` object with its per-step array (a few hundred entries a run) replaced by
+    medians and totals: runs.jsonl stays small, and what the analysis used is kept."""
+    if not isinstance(lending, dict) or not isinstance(lending.get("steps"), list):
+        return lending
+    steps = [x for x in lending["steps"] if isinstance(x, dict)]
+    out = {k: v for k, v in lending.items() if k != "steps"}
+
+    def med(key):
+        values = [float(x[key]) for x in steps if isinstance(x.get(key), (int, float))]
+        return round(statistics.median(values), 6) if values else None
+
+    out["steps"] = {"count": len(steps), "median_seconds": med("seconds"), "median_compute_s": med("compute_s"),
+                    "median_waited_s": med("waited_s"), "median_predicted_s": med("predicted_s"),
+                    "lent_core_s": round(sum(float(x.get("lent_core_s") or 0) for x in steps), 6),
+                    "borrowed_core_s": round(sum(float(x.get("borrowed_core_s") or 0) for x in steps), 6)}
+    return out
+
+
 class PrivateDaemon:
     """An aloed of this script's own on a socket in a private folder; stopped by stop()."""
 
@@ -305,7 +324,7 @@ class Runner:
         entry: dict = {"rank": rank}
         try:
             mpi = json.loads((folder / f"mpi.{rank}.json").read_text())
-            entry["lending"] = mpi.get("lending")
+            entry["lending"] = step_summary(mpi.get("lending"))
             waitall = [c for c in mpi.get("calls") or [] if c.get("call") == "MPI_Waitall"]
             entry["waitall_calls"] = sum(int(c.get("calls") or 0) for c in waitall)
             entry["waitall_s"] = round(sum(float(c.get("time_s") or 0) for c in waitall), 4)
