@@ -6,7 +6,7 @@ program every_call_f
   include 'mpif.h'
   integer :: ierr, rank, nranks, x, y, left, right, got, i, index, outcount, done
   integer :: requests(2), statuses(MPI_STATUS_SIZE, 2), status(MPI_STATUS_SIZE), indices(2)
-  integer :: all(64), mine(64)
+  integer :: all(64), mine(64), returns
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nranks, ierr)
@@ -81,6 +81,20 @@ program every_call_f
   call MPI_ISEND(rank, 1, MPI_INTEGER, right, 8, MPI_COMM_WORLD, requests(2), ierr)
   call MPI_WAITALL(2, requests, MPI_STATUSES_IGNORE, ierr)
   if (ierr /= MPI_SUCCESS .or. got /= left) call fail('MPI_WAITALL (MPI_STATUSES_IGNORE)')
+  ! Edge cases of the polite forms: nothing to wait for, a null peer, and an error returned.
+  call MPI_WAITALL(0, requests, statuses, ierr)
+  if (ierr /= MPI_SUCCESS) call fail('MPI_WAITALL (no request)')
+  got = -7
+  call MPI_RECV(got, 1, MPI_INTEGER, MPI_PROC_NULL, 9, MPI_COMM_WORLD, status, ierr)
+  if (ierr /= MPI_SUCCESS .or. got /= -7 .or. status(MPI_SOURCE) /= MPI_PROC_NULL) call fail('MPI_RECV (MPI_PROC_NULL)')
+  requests(1) = MPI_REQUEST_NULL
+  call MPI_WAIT(requests(1), status, ierr)
+  if (ierr /= MPI_SUCCESS .or. requests(1) /= MPI_REQUEST_NULL) call fail('MPI_WAIT (MPI_REQUEST_NULL)')
+  call MPI_COMM_DUP(MPI_COMM_WORLD, returns, ierr)
+  call MPI_COMM_SET_ERRHANDLER(returns, MPI_ERRORS_RETURN, ierr)
+  call MPI_RECV(got, 1, MPI_INTEGER, nranks, 10, returns, status, ierr)  ! no such rank
+  if (ierr == MPI_SUCCESS) call fail('MPI_RECV (an invalid rank returns its error)')
+  call MPI_COMM_FREE(returns, ierr)
   call MPI_FINALIZE(ierr)
 contains
   subroutine fail(what)
