@@ -3,7 +3,7 @@
 // A guest costs a region its wake-up on another core, the cross-core traffic, and, once the
 // lender takes its core back, a share of that core; a team that synchronises inside its
 // region (NAS LU-MZ's pipelined sweeps spin on each other's flags) stalls whenever the guest
-// is descheduled. NAS's multi-zone codes run hundreds of tiny regions a step: 1.5-4 us with
+// is descheduled. NAS's multi-zone codes run 80-140 regions a step, many of them 1.5-4 us with
 // their one own thread, 12-230 us with a guest. Lending into them made the borrowing rank
 // the late one, and on LU-MZ class W a trap followed: the lender waited 3 ms a step for it
 // and lent every step (predictive took 1.58x the time of no lending). So each site keeps

@@ -2,7 +2,7 @@
 // count puts a libgomp thread on each CPU another rank lent (omp/team_region.cpp); the thread
 // stays on that CPU after the region, asleep in libgomp's pool, so the next region that has
 // the same core borrowed finds it in place: one move per borrowed core instead of two per
-// region (NAS BT-MZ runs some 40 regions a step; moving twice a region cost its borrowing
+// region (NAS BT-MZ runs about 100 regions a step; moving twice a region cost its borrowing
 // rank 1-2 ms a step on the VM). A thread goes back to its own mask when a region starts
 // with it among the own threads, when its seat ends on a core no longer borrowed, and,
 // asleep, when the borrowed cores change (the daemon took the core back: the process's
