@@ -7,7 +7,7 @@
 // Lending for less slack than the lender loses makes it the late rank, so the predictive
 // rule lends only where the predicted slack exceeds `least_slack` plus this cost
 // (lending_rule.hpp); DLB's LeWI has no such measure. (A sleeping lender wakes with the
-// scheduler's favour, so the loss may fall on the guest instead: guest_efficiency.hpp.)
+// scheduler's favour, so the loss may fall on the guest instead: omp/guest_payoff.hpp.)
 //
 // Measured per phase as wall time minus the waiting thread's CPU time, averaged
 // exponentially (weight 1/4) apart for phases after a lend and after a kept wait. A lend the

@@ -8,7 +8,6 @@
 #include "runtime/clock.hpp"
 #include "runtime/code_address.hpp"
 #include "runtime/config.hpp"
-#include "runtime/guest_efficiency.hpp"
 #include "runtime/json_text.hpp"
 #include "runtime/output_file.hpp"
 #include "runtime/output_path.hpp"
@@ -123,7 +122,6 @@ std::string calibration_json(const calibration& c) {
 
 std::string lending_json() {
     const lending_totals l = lending_statistics();
-    const runtime::guest_efficiency& guests = runtime::process_guest_efficiency();
     return "{\"mode\": " + runtime::json_quote(l.mode) + ", \"polite_collectives\": " + (l.collectives ? "true" : "false") +
            ", \"polite_waits\": " + std::to_string(l.polite_waits) + ", \"lends\": " + std::to_string(l.lends) +
            ", \"lent_s\": " + runtime::json_number(l.lent_s) + ", \"asks\": " + std::to_string(l.asks) +
@@ -131,8 +129,8 @@ std::string lending_json() {
            ", \"phase_misses\": " + std::to_string(l.phase_misses) + ", \"phase_core_s\": " + runtime::json_number(l.phase_core_s) +
            ", \"lend_cost_s\": " + runtime::json_number(l.lend_cost_s) +
            ", \"refused_for_cost\": " + std::to_string(l.refused_for_cost) +
-           ", \"guest_efficiency\": " + runtime::json_number(guests.average()) +
-           ", \"regions_without_guests\": " + std::to_string(guests.refused()) + ",\n  " + lending_steps_json() + "}";
+           ", \"regions_without_guests\": " + std::to_string(runtime::regions_kept_without_guests()) + ",\n  " +
+           lending_steps_json() + "}";
 }
 
 }  // namespace

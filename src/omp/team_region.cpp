@@ -9,7 +9,6 @@
 #include "omp/loop_takeover.hpp"
 #include "omp/trace_log.hpp"
 #include "runtime/borrowed_cores.hpp"
-#include "runtime/guest_efficiency.hpp"
 #include "runtime/report.hpp"
 
 #define ALOE_DETAIL_ALLOWED
@@ -292,23 +291,15 @@ void back_outside(thread_view& v) noexcept {
 namespace {
 
 // A thread past the region's own count runs on a core another rank lent (issue 19), seated
-// by omp/guest_seats.hpp, and how much of the core it got goes to
-// runtime/guest_efficiency.hpp (two clock reads per guest and region, only while borrowing).
+// by omp/guest_seats.hpp; a region whose guest had to move says so (guest_payoff.hpp leaves
+// its time out).
 class borrowed_seat {
 public:
     borrowed_seat(team_region& r, int thread) noexcept : guest_(take_guest_seat(thread, r.own_threads, &moved_)) {
-        if (!guest_) [[likely]] return;
-        if (moved_) r.guest_moved.store(true, std::memory_order_relaxed);
-        seated_ = runtime::now_ticks();
-        cpu_s_ = runtime::thread_cpu_seconds();
+        if (moved_) [[unlikely]] r.guest_moved.store(true, std::memory_order_relaxed);
     }
     ~borrowed_seat() {
-        if (!guest_) [[likely]] return;
-        const double cpu_s = runtime::thread_cpu_seconds();
-        if (cpu_s_ >= 0 && cpu_s >= 0)
-            runtime::process_guest_efficiency().seat_ended(runtime::ticks_to_seconds(runtime::now_ticks() - seated_),
-                                                           cpu_s - cpu_s_);
-        leave_guest_seat();
+        if (guest_) [[unlikely]] leave_guest_seat();
     }
     borrowed_seat(const borrowed_seat&) = delete;
     borrowed_seat& operator=(const borrowed_seat&) = delete;
@@ -316,8 +307,6 @@ public:
 private:
     bool moved_ = false;  // initialised before guest_ (declaration order): take_guest_seat sets it
     bool guest_;
-    runtime::ticks seated_ = 0;
-    double cpu_s_ = -1;
 };
 
 void run_body(thread_view& v, team_region& r) {
@@ -439,9 +428,8 @@ unsigned with_borrowed_cores(team_region& r, unsigned threads, int available) {
     const int extra = std::min(named, region_borrowing_threads());
     if (extra <= 0) return threads;
     const int own = threads > 0 ? static_cast<int>(threads) : std::max(available, 1);
-    if (!runtime::process_guest_efficiency().worth_a_guest(own)) return threads;
     if (!r.site->guests.take_guests()) {
-        runtime::process_guest_efficiency().note_kept_without_guests();
+        runtime::note_region_kept_without_guests();
         return threads;
     }
     r.own_threads = own;

@@ -22,6 +22,7 @@ constinit std::atomic<int> borrowed_named{0};
 constinit std::atomic<bool> daemon_socket_seen{false};
 constinit std::atomic<borrowing_threads_source> borrowing_source{nullptr};
 constinit std::atomic<guests_home_hook> guests_home{nullptr};
+constinit std::atomic<std::uint64_t> kept_without_guests{0};
 
 // The running total of borrowed core-seconds: held count × time, summed at each change.
 struct borrowed_time {
@@ -107,6 +108,10 @@ void pin_to_borrowed_cpu(int index, const cpu_set_t& otherwise) noexcept {
 void set_guests_home_hook(guests_home_hook hook) noexcept {
     guests_home.store(hook, std::memory_order_release);
 }
+
+void note_region_kept_without_guests() noexcept { kept_without_guests.fetch_add(1, std::memory_order_relaxed); }
+
+std::uint64_t regions_kept_without_guests() noexcept { return kept_without_guests.load(std::memory_order_relaxed); }
 
 void send_idle_guests_home(bool everyone) noexcept {
     if (const guests_home_hook h = guests_home.load(std::memory_order_acquire)) h(everyone);

@@ -78,6 +78,11 @@ int registered_borrowing_threads() noexcept;
 using guests_home_hook = void (*)(bool everyone) noexcept;
 void set_guests_home_hook(guests_home_hook hook) noexcept;
 
+/// Regions that could have taken threads on borrowed cores and were kept without them
+/// (omp/guest_payoff.hpp: those threads made their site slower); libaloe-mpi reports it.
+void note_region_kept_without_guests() noexcept;
+std::uint64_t regions_kept_without_guests() noexcept;
+
 /// Threads that sit idle on a borrowed CPU go back to their own mask: those whose CPU is no
 /// longer borrowed (`everyone` false: a rank entering a blocking MPI call, which may not
 /// have heard the take-back yet), or all of them (true: MPI_Finalize, after the job's last
