@@ -124,6 +124,7 @@ std::string lending_json() {
     const lending_totals l = lending_statistics();
     return "{\"mode\": " + runtime::json_quote(l.mode) + ", \"polite_collectives\": " + (l.collectives ? "true" : "false") +
            ", \"polite_waits\": " + std::to_string(l.polite_waits) + ", \"lends\": " + std::to_string(l.lends) +
+           ", \"lends_at_entry\": " + std::to_string(l.lends_at_entry) +
            ", \"lent_s\": " + runtime::json_number(l.lent_s) + ", \"asks\": " + std::to_string(l.asks) +
            ", \"take_backs\": " + std::to_string(l.take_backs) + ", \"phase_lends\": " + std::to_string(l.phase_lends) +
            ", \"phase_misses\": " + std::to_string(l.phase_misses) + ", \"phase_core_s\": " + runtime::json_number(l.phase_core_s) +

@@ -30,6 +30,7 @@ struct lend_link {
 struct wait_outcome {
     int rc = 0;          ///< the last test's return code
     bool lent = false;   ///< the cores were lent during the wait (the caller takes them back)
+    bool lent_at_entry = false;  ///< ... at its entry, on a predicted slack (not after waiting)
     double waited_s = 0;
 };
 
@@ -56,6 +57,7 @@ wait_outcome wait_politely(Test&& test, const lending_settings& rule, std::optio
     if (lend_at_entry(rule, predicted_s)) {
         tried = true;
         out.lent = link.lend(link.ctx);
+        out.lent_at_entry = out.lent;
         lent_at = start;
     }
     for (;;) {

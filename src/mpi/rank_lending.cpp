@@ -42,7 +42,7 @@ struct lender {
     unsigned own_threads = 1;              // its own count, while no daemon tells its share
     std::atomic<bool> busy{false};         // one polite wait at a time lends
     bool asking = false;                   // a request stands (under busy)
-    std::atomic<std::uint64_t> waits{0}, lends{0}, asks{0}, take_backs{0};
+    std::atomic<std::uint64_t> waits{0}, lends{0}, lends_at_entry{0}, asks{0}, take_backs{0};
     std::atomic<double> lent_s{0};
     // Phase sizing (predictive), under busy: the last polite wait's path and return, and
     // the cores lent for the phase running now.
@@ -296,6 +296,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
         if (out.lent || phase_cores > 0) {
             if (out.lent) {
                 l.lends.fetch_add(1, std::memory_order_relaxed);
+                if (out.lent_at_entry) l.lends_at_entry.fetch_add(1, std::memory_order_relaxed);
                 add(l.lent_s, out.waited_s);
             }
             if (client().want(ask ? spare : 0)) l.take_backs.fetch_add(1, std::memory_order_relaxed);
@@ -336,6 +337,7 @@ lending_totals lending_statistics() noexcept {
     lending_totals t;
     t.polite_waits = l.waits.load(std::memory_order_relaxed);
     t.lends = l.lends.load(std::memory_order_relaxed);
+    t.lends_at_entry = l.lends_at_entry.load(std::memory_order_relaxed);
     t.lent_s = l.lent_s.load(std::memory_order_relaxed);
     t.asks = l.asks.load(std::memory_order_relaxed);
     t.take_backs = l.take_backs.load(std::memory_order_relaxed);

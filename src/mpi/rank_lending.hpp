@@ -45,6 +45,7 @@ wait_outcome lend_during(std::size_t row, Test& test) noexcept {
 struct lending_totals {
     std::uint64_t polite_waits = 0;
     std::uint64_t lends = 0;
+    std::uint64_t lends_at_entry = 0;  ///< of those, at the wait's entry on a predicted slack (the rest after waiting)
     double lent_s = 0;
     std::uint64_t asks = 0;        ///< requests for cores sent (a change of mind each)
     std::uint64_t take_backs = 0;

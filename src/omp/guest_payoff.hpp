@@ -17,7 +17,11 @@
 // 3% gain, or weight 1/8, let those outliers refuse guests that paid (1:3, 20 regions a
 // step: 0.98x and 1.07x of no lending, against 0.83-0.84x). NAS's sites are called hundreds
 // of times a step, so they are judged within one. Every `probe_every`-th region refused takes
-// guests anyway, so a site where they stopped costing is seen again.
+// guests anyway, so a site where they stopped costing is seen again. A site that has run only
+// with guests runs every `probe_every`-th region without them: on BT-MZ a rank that lends
+// from its first wait on (no prediction yet: the reactive rule) put guests into every region
+// at the end of the borrower's step, whose own time was then never seen, and the borrower
+// computed 9 -> 13 ms a step unchecked.
 #pragma once
 
 #include <atomic>
@@ -33,7 +37,8 @@ public:
     /// A region of this site ran `seconds` (fork to join), with guests or without.
     void region_ran(bool with_guests, double seconds) noexcept;
 
-    /// Whether the next region takes guests (true until both averages exist). Counts refusals.
+    /// Whether the next region takes guests (until both averages exist: always, or, once only
+    /// regions with guests were seen, all but every probe_every-th). Counts refusals.
     bool take_guests() noexcept;
 
     double with_guests_s() const noexcept { return with_.load(std::memory_order_relaxed); }

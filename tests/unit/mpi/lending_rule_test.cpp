@@ -144,6 +144,7 @@ TEST(MpiPoliteWait, AWaitLongerThanTheGraceLendsOnceAndReturnsAtCompletion) {
         rule(lend_mode::reactive), std::nullopt, lend_link{&fake_lender::lend, &f});
     completer.join();
     EXPECT_TRUE(out.lent);
+    EXPECT_FALSE(out.lent_at_entry);  // it lent after waiting, not at the entry
     EXPECT_EQ(f.calls, 1);
     EXPECT_TRUE(complete.load());  // it did not return before the completion
     EXPECT_GE(out.waited_s, 0.0);
@@ -161,6 +162,7 @@ TEST(MpiPoliteWait, PredictedSlackLendsBeforeTheFirstTest) {
         rule(lend_mode::predictive), 5e-3, lend_link{&fake_lender::lend, &f});
     EXPECT_EQ(lends_before_first_test, 1);
     EXPECT_TRUE(out.lent);
+    EXPECT_TRUE(out.lent_at_entry);
 }
 
 TEST(MpiPoliteWait, ARefusedLendIsNotRetriedAndAnErrorEndsTheWait) {
@@ -176,6 +178,7 @@ TEST(MpiPoliteWait, ARefusedLendIsNotRetriedAndAnErrorEndsTheWait) {
         rule(lend_mode::reactive), std::nullopt, lend_link{&fake_lender::lend, &f});
     EXPECT_EQ(out.rc, 17);
     EXPECT_FALSE(out.lent);
+    EXPECT_FALSE(out.lent_at_entry);
     EXPECT_LE(f.calls, 1);
 }
 

@@ -17,10 +17,19 @@ TEST(GuestPayoff, TakesGuestsUntilBothAveragesExist) {
     EXPECT_TRUE(p.take_guests());
     p.region_ran(false, 2e-6);
     EXPECT_TRUE(p.take_guests());  // no region with guests seen yet
+    EXPECT_EQ(p.refused(), 0u);
+}
+
+// A site that ran only with guests: every probe_every-th region runs without, until one has.
+TEST(GuestPayoff, ASiteSeenOnlyWithGuestsRunsEveryProbeEveryThRegionWithout) {
     guest_payoff q;
     q.region_ran(true, 200e-6);
-    EXPECT_TRUE(q.take_guests());  // none without
-    EXPECT_EQ(p.refused() + q.refused(), 0u);
+    for (unsigned i = 1; i <= 2 * guest_payoff::probe_every; ++i)
+        EXPECT_EQ(q.take_guests(), i % guest_payoff::probe_every != 0) << "region " << i;
+    EXPECT_EQ(q.refused(), 2u);
+    q.region_ran(false, 190e-6);  // the probe ran: guests cost under 10%, so they stay
+    for (unsigned i = 0; i < 2 * guest_payoff::probe_every; ++i) EXPECT_TRUE(q.take_guests());
+    EXPECT_EQ(q.refused(), 2u);
 }
 
 // NAS's tiny regions: 2 us alone, 30 us with a guest woken on another core.
