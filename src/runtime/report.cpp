@@ -13,7 +13,11 @@
 #include "runtime/config.hpp"
 #include "runtime/team.hpp"
 
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -23,9 +27,29 @@
 namespace aloe::runtime {
 namespace {
 
+// A line and its newline in one write(2): mpirun and Slurm read the ranks' stderr from pipes
+// and forward what each read returns, so a line written in two parts (stdio's unbuffered
+// stderr writes the text and the newline apart) could be joined with another rank's. One
+// write of up to PIPE_BUF bytes reaches a pipe whole. Whatever the program left in stderr's
+// stdio buffer goes first.
 void write_to_stderr(std::string_view line) {
-    std::fwrite(line.data(), 1, line.size(), stderr);
-    std::fputc('\n', stderr);
+    std::fflush(stderr);
+    char newline = '\n';
+    iovec parts[2] = {{const_cast<char*>(line.data()), line.size()}, {&newline, 1}};
+    iovec* part = parts;
+    int count = 2;
+    while (count > 0) {
+        const ssize_t n = ::writev(STDERR_FILENO, part, count);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;  // nowhere to say it
+        // A partial write (a full pipe, a signal): go on from where it stopped.
+        auto done = static_cast<std::size_t>(n);
+        for (; count > 0 && done >= part->iov_len; --count, ++part) done -= part->iov_len;
+        if (count > 0) {
+            part->iov_base = static_cast<char*>(part->iov_base) + done;
+            part->iov_len -= done;
+        }
+    }
 }
 
 struct held_line {

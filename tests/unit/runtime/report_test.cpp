@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
 #include <set>
 #include <thread>
 
@@ -135,6 +139,30 @@ TEST(RuntimeReport, SetSinkReturnsThePreviousSink) {
     EXPECT_NE(inner_lines[0].find("to inner"), std::string::npos);
     ASSERT_EQ(outer.lines().size(), 1u);
     EXPECT_NE(outer.lines()[0].find("to outer"), std::string::npos);
+}
+
+// The default sink writes a line and its newline with one write(2), so the pipe mpirun or
+// Slurm reads a rank's stderr from gets it whole and two ranks' lines are never joined.
+// Stderr is a SOCK_SEQPACKET socket here: each write arrives as one packet.
+TEST(RuntimeReport, TheDefaultSinkWritesEachLineInOneWrite) {
+    int pair[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair), 0);
+    std::fflush(stderr);
+    const int saved = ::dup(STDERR_FILENO);
+    ASSERT_GE(saved, 0);
+    ASSERT_EQ(::dup2(pair[0], STDERR_FILENO), STDERR_FILENO);
+    const report_sink previous = set_report_sink(nullptr);  // nullptr: the default, stderr
+    report(warning("W906", "one line"));
+    set_report_sink(previous);
+    ::dup2(saved, STDERR_FILENO);
+    ::close(saved);
+    ::close(pair[0]);
+    char packet[256];
+    const ssize_t first = ::recv(pair[1], packet, sizeof packet, MSG_DONTWAIT);
+    ASSERT_GT(first, 0);
+    EXPECT_EQ(std::string(packet, static_cast<std::size_t>(first)), "aloe: warning W906 [loop]: one line\n");
+    EXPECT_LE(::recv(pair[1], packet, sizeof packet, MSG_DONTWAIT), 0);  // nothing more: no second part
+    ::close(pair[1]);
 }
 
 TEST(RuntimeReport, ConcurrentReportersEmitEachCauseOnceAndWholeLines) {
