@@ -34,6 +34,9 @@ DIR_asan    := build/asan
 # tests 280 -> 397 test-s (ctest 140 -> 199 s), most of that the simulator's, which keeps -O1
 # (tools/sim/CMakeLists.txt); the tests' own code is -O0 in both (tests/CMakeLists.txt).
 # Set TSAN_OPT= or ASAN_OPT= to keep CMake's RelWithDebInfo flags. Read when a folder is configured.
+ifneq ($(origin SAN_OPT),undefined)
+$(error SAN_OPT is now two settings, TSAN_OPT and ASAN_OPT (the trees' flags differ): set those instead)
+endif
 TSAN_OPT ?= -O1 -g1 -DNDEBUG
 ASAN_OPT ?= -O0 -g1 -DNDEBUG
 opt_flags = $(if $(1),-DCMAKE_CXX_FLAGS_RELWITHDEBINFO='$(1)' -DCMAKE_C_FLAGS_RELWITHDEBINFO='$(1)')
