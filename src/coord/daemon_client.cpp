@@ -70,13 +70,17 @@ struct daemon_client::impl {
     std::uint32_t sequence = 0;
     token_bucket reports{report_rate_hz};
 
+    // `id` is a warning's (W70x). Under ALOE_DAEMON=auto a program is expected to run alone
+    // at times, so the same line is an info line (shown with ALOE_VERBOSE=coord) under the
+    // info id I71x: an info line never carries a warning's id.
     void say(bool warning, std::string_view id, std::string what, unsigned own) {
         why_alone = what;
         if (mode == runtime::daemon_mode::off) return;
         const bool loud = warning && mode == runtime::daemon_mode::on;
+        const std::string shown_id = loud ? std::string(id) : "I71" + std::string(id.substr(3));
         runtime::report_once({loud ? runtime::report_level::warning : runtime::report_level::info,
-                              runtime::report_category::coord, id, std::move(what),
-                              "running with the program's own " + std::to_string(own) + " threads"});
+                              runtime::report_category::coord, shown_id, std::move(what),
+                              "the program's own " + std::to_string(own) + " threads"});
     }
 
     void disconnect() {

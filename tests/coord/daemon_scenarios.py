@@ -235,6 +235,11 @@ def scenario_fallback():
         p = s.program(0.3, 2, announce=False)
         out, err = p.communicate(timeout=DEADLINE_S)
         check("W70" not in err, f"auto is silent without a daemon: {err!r}")
+        # ... unless asked: an info line under its own id (I711), not the warning's.
+        p = s.program(0.3, 2, env=dict(s.env, ALOE_VERBOSE="coord"), announce=False)
+        out, err = p.communicate(timeout=DEADLINE_S)
+        check(err.count("I711") == 1 and "info" in err and "W70" not in err,
+              f"auto says I711 once with ALOE_VERBOSE=coord: {err!r}")
         # A socket file nobody serves (a crashed daemon's) is the same as none.
         import socket as sk
         stale = sk.socket(sk.AF_UNIX, sk.SOCK_SEQPACKET)
