@@ -106,21 +106,30 @@ bool wait_request(const timed_call& t, void* test, fint* request, void* status, 
     });
 }
 
-// A collective of n arguments before ierror, on its nonblocking form.
+// A blocking call of N arguments (then `status`, when it has one, and ierror) on its
+// nonblocking form: started with the first N, then tested politely; a start that fails
+// reports its ierror. False when the library lacks either function.
 template <std::size_t N>
-bool collective(const timed_call& t, fortran_mangling m, helper nonblocking, void* const* a) noexcept {
-    if (!polite_collectives()) return false;
+bool start_then_wait(const timed_call& t, fortran_mangling m, helper nonblocking, void* const* a, void* status,
+                     void* ierror) noexcept {
     void* start = library_function(nonblocking, m);
     void* test = library_function(helper::test, m);
     if (start == nullptr || test == nullptr) return false;
     fint request = 0, rc = 0;
     start_with(start, a, &request, &rc, std::make_index_sequence<N>{});
     if (rc != 0) {
-        if (a[N] != nullptr) *static_cast<fint*>(a[N]) = rc;
+        if (ierror != nullptr) *static_cast<fint*>(ierror) = rc;
         return true;
     }
+    return wait_request(t, test, &request, status, ierror);
+}
+
+// A collective of N arguments before ierror.
+template <std::size_t N>
+bool collective(const timed_call& t, fortran_mangling m, helper nonblocking, void* const* a) noexcept {
+    if (!polite_collectives()) return false;
     scratch_status unread;
-    return wait_request(t, test, &request, unread.words, a[N]);
+    return start_then_wait<N>(t, m, nonblocking, a, unread.words, a[N]);
 }
 
 // MPI_SENDRECV(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
@@ -215,18 +224,8 @@ bool wait_fortran_politely(const timed_call& t, mpi_call c, fortran_mangling m, 
                    return static_cast<int>(rc);
                });
     }
-    case mpi_call::Recv: {  // (buf, count, datatype, source, tag, comm, status, ierror)
-        void* irecv = library_function(helper::irecv, m);
-        void* test = library_function(helper::test, m);
-        if (irecv == nullptr || test == nullptr) return false;
-        fint request = 0, rc = 0;
-        start_with(irecv, a, &request, &rc, std::make_index_sequence<6>{});
-        if (rc != 0) {
-            if (a[7] != nullptr) *static_cast<fint*>(a[7]) = rc;
-            return true;
-        }
-        return wait_request(t, test, &request, a[6], a[7]);
-    }
+    case mpi_call::Recv:  // (buf, count, datatype, source, tag, comm, status, ierror)
+        return start_then_wait<6>(t, m, helper::irecv, a, a[6], a[7]);
     case mpi_call::Sendrecv: return sendrecv(t, m, a);
     case mpi_call::Probe: {  // (source, tag, comm, status, ierror)
         void* iprobe = library_function(helper::iprobe, m);

@@ -256,15 +256,12 @@ lending_settings rule_for_this_wait(lender& l, double entry_s, std::optional<dou
         const double cpu_s = runtime::thread_cpu_seconds();
         if (cpu_s >= 0) l.cost.phase_ended(l.returned_from_lend, entry_s - l.last_return_s, cpu_s - l.return_cpu_s);
     }
+    const lending_settings without_cost = rule;
     rule.lend_cost_s = l.cost.cost_s();
     l.lend_cost_s.store(rule.lend_cost_s, std::memory_order_relaxed);
-    const bool refused_for_cost_only = rule.lend_cost_s > 0 && predicted && *predicted >= rule.least_slack_s &&
-                                       *predicted < rule.least_slack_s + rule.lend_cost_s;
-    if (refused_for_cost_only) {
-        if (l.cost.probe_instead_of_refusing())
-            rule.lend_cost_s = 0;
-        else
-            l.refused_for_cost.fetch_add(1, std::memory_order_relaxed);
+    if (lend_at_entry(without_cost, predicted) && !lend_at_entry(rule, predicted)) {  // the cost alone refuses
+        if (l.cost.probe_instead_of_refusing()) return without_cost;
+        l.refused_for_cost.fetch_add(1, std::memory_order_relaxed);
     }
     return rule;
 }

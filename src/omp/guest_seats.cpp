@@ -36,6 +36,9 @@ seat_table& table() noexcept {
 }
 
 constinit thread_local int my_seat __attribute__((tls_model("initial-exec"))) = -1;
+// Whether this thread may sit on a borrowed CPU. Only the thread moves itself there (others
+// only send it home), so `false` is exact and a region's own thread that is home takes no lock.
+constinit thread_local bool maybe_away __attribute__((tls_model("initial-exec"))) = false;
 
 bool still_borrowed(int cpu) noexcept {
     const int named = runtime::borrowed_cores_named();
@@ -70,7 +73,7 @@ void free_seats_of_exited_threads(seat_table& t) noexcept {
 
 bool take_guest_seat(int thread, int own_threads, bool* moved) noexcept {
     const bool guest = own_threads > 0 && thread >= own_threads;
-    if (!guest && my_seat < 0) [[likely]] return false;
+    if (!guest && !maybe_away) [[likely]] return false;
     seat_table& t = table();
     std::lock_guard lock(t.lock);
     if (my_seat < 0) {
@@ -89,6 +92,7 @@ bool take_guest_seat(int thread, int own_threads, bool* moved) noexcept {
     seat& s = t.seats[static_cast<std::size_t>(my_seat)];
     if (!guest) {
         if (!s.in_body) go_home(t, s, 0);  // inside a guest's body (a nested region) it stays
+        maybe_away = s.cpu >= 0;
         return false;
     }
     if (s.in_body) return false;  // a nested region inside a guest's body
@@ -108,6 +112,7 @@ bool take_guest_seat(int thread, int own_threads, bool* moved) noexcept {
             }
         }
     }
+    maybe_away = s.cpu >= 0;
     s.in_body = true;
     return true;
 }
@@ -119,6 +124,7 @@ void leave_guest_seat() noexcept {
     seat& s = t.seats[static_cast<std::size_t>(my_seat)];
     s.in_body = false;
     if (s.cpu >= 0 && !still_borrowed(s.cpu)) go_home(t, s, 0);
+    maybe_away = s.cpu >= 0;
 }
 
 void send_guests_home(bool everyone) noexcept {
@@ -145,6 +151,7 @@ void unlock_guest_seats_after_fork(bool child) noexcept {
         for (seat& s : t.seats) s = seat{};
         t.away.store(0, std::memory_order_relaxed);
         my_seat = -1;
+        maybe_away = false;
     }
     t.lock.unlock();
 }
