@@ -8,6 +8,7 @@
 #include <charconv>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace aloe::runtime {
 
@@ -348,36 +349,62 @@ std::vector<counter_instance> find_locked(const registry& r, std::string_view pa
     return out;
 }
 
-// A raw instance's value: the total sums every lane, a worker slot k sums the blocks holding
-// slot k (their own counts), the lanes attributed to k, and k's retired lane.
-std::uint64_t raw_value_locked(const registry& r, counter_key key) noexcept {
-    const std::uint32_t id = id_of(key);
-    const int worker = worker_of(key);
-    if (id >= r.counters.size() || worker >= max_counter_workers) return 0;
-    std::uint64_t sum = 0;
-    for (const thread_counters* t : r.threads) {
-        if (worker < 0 || t->worker == worker) sum += read_lane(&t->own, id);
-        const std::atomic<counter_lane*>* lanes = t->for_worker.load(std::memory_order_acquire);
-        if (lanes == nullptr) continue;
-        if (worker >= 0) {
-            sum += read_lane(lanes[worker].load(std::memory_order_acquire), id);
-        } else {
-            for (int k = 0; k < r.workers_seen; ++k) sum += read_lane(lanes[k].load(std::memory_order_acquire), id);
-        }
+// One reading's view of the raw counts, under the registry's lock. Each raw counter's lanes
+// are loaded once, and its total and its worker instances all come from those loads: threads
+// keep counting while a reader sums (their adds take no lock), and a total read apart from
+// its instances could then hold a count they miss, so that a reader's change of a total
+// differed from the sum of its instances' changes (seen under TSan: a worker added 2 ms of
+// time/overall between the two reads of one baseline).
+class raw_reading {
+public:
+    explicit raw_reading(const registry& r) : r_(r) {}
+
+    // The total sums every lane; worker slot k sums the blocks holding slot k (their own
+    // counts), the lanes attributed to k, and k's retired lane.
+    std::uint64_t value(counter_key key) {
+        const std::uint32_t id = id_of(key);
+        const int worker = worker_of(key);
+        if (id >= r_.counters.size() || worker >= r_.workers_seen) return 0;
+        const std::vector<std::uint64_t>& parts = parts_of(id);
+        return worker < 0 ? parts.back() : parts[static_cast<std::size_t>(worker)];
     }
-    if (worker >= 0) return sum + read_lane(r.retired_worker[worker], id);
-    sum += read_lane(&r.retired, id);
-    for (int k = 0; k < r.workers_seen; ++k) sum += read_lane(r.retired_worker[k], id);
-    return sum;
-}
+
+private:
+    // Slots 0 … workers_seen − 1, then the total.
+    const std::vector<std::uint64_t>& parts_of(std::uint32_t id) {
+        const auto [it, added] = read_.try_emplace(id);
+        if (!added) return it->second;
+        const auto seen = static_cast<std::size_t>(r_.workers_seen);
+        std::vector<std::uint64_t>& parts = it->second;
+        parts.assign(seen + 1, 0);
+        std::uint64_t slotless = read_lane(&r_.retired, id);
+        for (const thread_counters* t : r_.threads) {
+            const std::uint64_t own = read_lane(&t->own, id);
+            if (t->worker >= 0 && static_cast<std::size_t>(t->worker) < seen) parts[static_cast<std::size_t>(t->worker)] += own;
+            else slotless += own;
+            if (const std::atomic<counter_lane*>* lanes = t->for_worker.load(std::memory_order_acquire))
+                for (std::size_t k = 0; k < seen; ++k) parts[k] += read_lane(lanes[k].load(std::memory_order_acquire), id);
+        }
+        std::uint64_t total = slotless;
+        for (std::size_t k = 0; k < seen; ++k) {
+            parts[k] += read_lane(r_.retired_worker[k], id);
+            total += parts[k];
+        }
+        parts[seen] = total;
+        return parts;
+    }
+
+    const registry& r_;
+    std::unordered_map<std::uint32_t, std::vector<std::uint64_t>> read_;  // by counter id
+};
 
 // Any instance's value: a derived one's formula over its operands' values.
-std::uint64_t value_locked(const registry& r, counter_key key) noexcept {
+std::uint64_t value_locked(const registry& r, raw_reading& raw, counter_key key) {
     const std::uint32_t id = id_of(key);
-    if (id >= r.counters.size() || !r.counters[id].derived) return raw_value_locked(r, key);
+    if (id >= r.counters.size() || !r.counters[id].derived) return raw.value(key);
     const counter_formula f = formula_of(r, key);
     const auto read = [&](counter_key operand, std::uint64_t absent) {
-        return operand == counter_formula::none ? absent : raw_value_locked(r, operand);
+        return operand == counter_formula::none ? absent : raw.value(operand);
     };
     return f.apply(read(f.a, 0), read(f.b, 0), read(f.c, 1));
 }
@@ -524,7 +551,8 @@ std::vector<counter_instance> find_counters(std::string_view pattern) {
 std::uint64_t read_counter_values(std::span<const counter_key> keys, std::span<std::uint64_t> out) {
     registry& r = the_registry();
     std::lock_guard lock(r.mutex);
-    for (std::size_t i = 0; i < keys.size() && i < out.size(); ++i) out[i] = value_locked(r, keys[i]);
+    raw_reading raw(r);
+    for (std::size_t i = 0; i < keys.size() && i < out.size(); ++i) out[i] = value_locked(r, raw, keys[i]);
     return r.epoch.load(std::memory_order_relaxed);
 }
 
@@ -542,8 +570,9 @@ std::vector<aloe::counter_sample> read_counters(std::string_view pattern) {
     registry& r = the_registry();
     std::lock_guard lock(r.mutex);
     std::vector<aloe::counter_sample> out;
+    raw_reading raw(r);
     for (counter_instance& found : find_locked(r, pattern)) {
-        found.sample.value = value_locked(r, found.key);
+        found.sample.value = value_locked(r, raw, found.key);
         out.push_back(std::move(found.sample));
     }
     return out;
@@ -571,9 +600,10 @@ std::vector<std::pair<std::string, std::uint64_t>> read_all_counters() {
     std::lock_guard lock(r.mutex);
     std::vector<std::pair<std::string, std::uint64_t>> out;
     out.reserve(r.counters.size());
+    raw_reading raw(r);
     for (std::uint32_t id = 0; id < r.counters.size(); ++id) {
         const counter_meta& m = r.counters[id];
-        out.emplace_back(m.alias.empty() ? m.full_name : m.alias, value_locked(r, key_of(id, -1)));
+        out.emplace_back(m.alias.empty() ? m.full_name : m.alias, value_locked(r, raw, key_of(id, -1)));
     }
     return out;
 }
