@@ -94,12 +94,11 @@ std::string format_summary(const run_request& run, const std::vector<process_rep
     std::ostringstream out;
     header(out, run);
     if (processes.empty()) {
-        out << "  no process wrote a report: the program ended before its exit handlers ran (a signal, _exit "
-               "or abort), never loaded the interposer (statically linked, or setuid), or could not write its "
-               "report\n";
+        out << "  no process wrote a report: " << no_report_causes << "\n";
     } else if (active.empty()) {
+        // A region is counted when it ends: exit() inside the first one leaves none counted.
         out << "  no OpenMP region or loop ran under the interposer: the program does not use GCC's OpenMP "
-               "runtime (libgomp), is statically linked, or ended before its first parallel region\n";
+               "runtime (libgomp), is statically linked, or ended before its first parallel region did\n";
     }
     if (with_pid) {
         out << "  " << active.size() << " processes ran OpenMP code:\n";

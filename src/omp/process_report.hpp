@@ -75,6 +75,15 @@ struct run_request {
 
 /// The summary table: parallel regions and loops of every process that ran OpenMP code (a
 /// `pid` column when there are several), and a line for those that did not.
+/// Why a run can end with no report from any process (the summary and `aloe run` say it).
+/// Several threads calling exit() at once is undefined in C, and glibc then lets a later
+/// call end the process while the first still runs the exit handlers (GCC's libgomp test
+/// sections-2.c does it: every section calls exit).
+inline constexpr const char* no_report_causes =
+    "the program ended before its exit handlers ran (a signal, _exit or abort, or several of its threads "
+    "calling exit() at once), never loaded the interposer (statically linked, or setuid), or could not write "
+    "its report";
+
 std::string format_summary(const run_request& run, const std::vector<process_report>& processes);
 
 /// The statistics document above.

@@ -724,9 +724,8 @@ bool write_outputs(const run_plan& plan, const report_folder& folder, const prog
     const std::vector<omp::process_report> reports = folder.read_reports(problems);
     for (const std::string& p : problems) std::cerr << "aloe: run: " << p << '\n';
     if (end.started && reports.empty())
-        std::cerr << "aloe: run: no process wrote a report: the program ended before its exit handlers ran (a "
-                     "signal, _exit or abort), never loaded the interposer (statically linked, or setuid), or "
-                     "could not write its report (a W503 warning above says why)\n";
+        std::cerr << "aloe: run: no process wrote a report: " << omp::no_report_causes
+                  << " (a W503 warning above says why)\n";
 
     bool ok = true;
     std::string error;
