@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <mutex>
 #include <string>
@@ -87,6 +88,14 @@ double ticks_per_second() noexcept {
         return static_cast<double>(end.tsc - start.tsc) / seconds;
     }();
     return rate;
+}
+
+tick_scale::tick_scale(double ticks_per_s) noexcept
+    : ns_per_tick_q32_(static_cast<std::uint64_t>(std::llround(1e9 / ticks_per_s * 4294967296.0))) {}
+
+const tick_scale& ns_scale() noexcept {
+    static const tick_scale scale(ticks_per_second());
+    return scale;
 }
 
 double monotonic_seconds() noexcept {

@@ -62,7 +62,7 @@ task_pool::thread_state& task_pool::this_thread() noexcept {
 
 task_pool::task_pool(runtime::worker_team& team)
     : team_(team), slot_count_(team.size()), slots_(new slot[static_cast<std::size_t>(team.size())]),
-      limit_(team.size()), user_limit_(team.size()), node_share_(team.size()), counters_(counters::registered()), ns_per_tick_(1e9 / runtime::ticks_per_second()) {
+      limit_(team.size()), user_limit_(team.size()), node_share_(team.size()), counters_(counters::registered()), ns_scale_(runtime::ns_scale()) {
     const runtime::wait_settings& ws = team.waiting();
     const bool passive = ws.kind == runtime::wait_policy_kind::passive;
     spin_ticks_ = passive ? 0 : ws.spin_ticks;

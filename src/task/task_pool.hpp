@@ -98,9 +98,7 @@ private:
     task_node* steal_from_others(thread_state& ts, int slot) noexcept;
     task_node* take_shared() noexcept;
     runtime::ticks execute(thread_state& ts, task_node* t, runtime::ticks start) noexcept;
-    std::uint64_t ns(runtime::ticks t) const noexcept {
-        return static_cast<std::uint64_t>(static_cast<double>(t) * ns_per_tick_);
-    }
+    std::uint64_t ns(runtime::ticks t) const noexcept { return ns_scale_.to_ns(t); }
     bool outstanding() const noexcept;  // a waiter, or a task queued
     bool queued() const noexcept;       // a task queued somewhere
     /// One round of waiting after `idle` ticks with nothing found: spin, then yield; false
@@ -136,7 +134,7 @@ private:
     runtime::ticks spin_ticks_;   // pure spinning before yielding
     runtime::ticks yield_ticks_;  // yielding before sleeping
     runtime::ticks grace_ticks_;  // a worker with nothing outstanding stays this long (50 µs)
-    double ns_per_tick_;
+    runtime::tick_scale ns_scale_;  // a copy: no guard of a function's static per task
 };
 
 }  // namespace aloe::task

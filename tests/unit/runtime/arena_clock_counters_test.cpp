@@ -53,5 +53,26 @@ TEST(RuntimeClock, MonotonicAndCalibrated) {
     EXPECT_TRUE(source == "rdtsc" || source == "steady_clock") << source;
 }
 
+// The fixed-point conversion against the exact one (long double), for clocks from the
+// steady clock's 1 GHz of nanoseconds to an 8 GHz TSC and one as slow as 4 MHz, over
+// durations from a tick to years.
+TEST(RuntimeClock, TickScaleAgreesWithTheExactConversion) {
+    for (const double rate : {4e6, 1e9, 2.1e9, 2.9e9, 3.7e9, 8e9}) {
+        const tick_scale scale(rate);
+        for (const ticks t : {ticks{0}, ticks{1}, ticks{3}, ticks{1000}, ticks{123456789}, ticks{1} << 40,
+                              ticks{1} << 50, (ticks{1} << 56) + 12345}) {
+            const long double exact = static_cast<long double>(t) * 1e9L / static_cast<long double>(rate);
+            const long double got = static_cast<long double>(scale.to_ns(t));
+            // Truncation (below 1 ns) plus the scale's rounding (below 1e-9 of the value).
+            EXPECT_LE(got, exact + exact * 1e-9L + 1e-6L) << "rate " << rate << " ticks " << t;
+            EXPECT_GE(got, exact - exact * 1e-9L - 1.0L) << "rate " << rate << " ticks " << t;
+        }
+    }
+    // This clock's own scale is the one ticks_to_ns uses.
+    const ticks second = static_cast<ticks>(ticks_per_second());
+    EXPECT_NEAR(static_cast<double>(ticks_to_ns(second)), 1e9, 2.0);
+    EXPECT_EQ(ticks_to_ns(second), ns_scale().to_ns(second));
+}
+
 }  // namespace
 }  // namespace aloe::runtime
