@@ -273,16 +273,20 @@ unsigned daemon_client::threads(unsigned own) {
     impl& i = *impl_;
     if (i.mode == runtime::daemon_mode::off) return own;
     if (i.last_own.load(std::memory_order_relaxed) != own) i.last_own.store(own, std::memory_order_relaxed);
-    const std::int64_t now = now_ns();
-    if (now >= i.next_poll.load(std::memory_order_relaxed)) {
-        std::unique_lock lock(i.mutex, std::try_to_lock);
-        if (lock.owns_lock()) {
-            i.next_poll.store(now + i.poll_every.load(std::memory_order_relaxed), std::memory_order_relaxed);
-            i.poll(own);
-        }
-    }
+    refresh();
     const unsigned a = i.allocation.load(std::memory_order_relaxed);
     return a > 0 ? a : own;
+}
+
+void daemon_client::refresh() {
+    impl& i = *impl_;
+    if (i.mode == runtime::daemon_mode::off) return;
+    const std::int64_t now = now_ns();
+    if (now < i.next_poll.load(std::memory_order_relaxed)) return;
+    std::unique_lock lock(i.mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    i.next_poll.store(now + i.poll_every.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    i.poll(i.last_own.load(std::memory_order_relaxed));
 }
 
 bool daemon_client::report(const report_message& r) {

@@ -37,6 +37,9 @@ public:
     /// holds, else `own` (what the program would use alone). Thread-safe, wait-free but for
     /// one caller each 10 ms that polls the socket.
     unsigned threads(unsigned own);
+    /// Reads the daemon's answers when a poll is due (as threads() does, with the last own
+    /// count): for a process that waits without starting regions or loops (an MPI wait).
+    void refresh();
 
     /// A measurement of the program's efficiency; sent when the rate limit allows. Returns
     /// whether it was sent.

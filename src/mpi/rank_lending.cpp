@@ -97,8 +97,15 @@ unsigned spare_now(const lender& l) noexcept {
 bool lend_now(void*) noexcept {
     try {
         coord::daemon_client& c = client();
+        // Only regions and loops read the daemon's answers otherwise: a rank that waits
+        // before its first region (or inside one long region) would never see its share.
+        c.refresh();
         const unsigned share = c.share();
         if (share == 0 || !c.in_lending_job()) {
+            // Connected but not answered yet (the first waits right after MPI_Init): no
+            // warning until it has lasted this many waits.
+            static std::atomic<unsigned> unanswered{0};
+            if (c.connected() && unanswered.fetch_add(1, std::memory_order_relaxed) < 64) return false;
             static std::atomic<bool> said{false};
             // The job's first rank warns (lending was asked for); the others say it at info.
             const bool first = runtime::current_config().job_rank <= 0;

@@ -387,9 +387,12 @@ constinit std::atomic<bool> program_reads_max_threads{false};
 
 // The threads this process's regions could put on borrowed cores: as many as the native
 // team's spares would be for the region's own count (runtime/borrowed_cores.hpp); first
-// asked by libaloe-mpi at MPI_Init, once libgomp has read its settings.
+// asked by libaloe-mpi at MPI_Init, once libgomp has read its settings. A program without
+// libgomp (an MPI code with no OpenMP under `aloe run --mpi`) runs no region: none, and
+// libgomp's entry points are not looked for (real() stops a program that has none).
 int borrowable_threads() noexcept {
     static const int most = [] {
+        if (real_symbol("omp_get_max_threads") == nullptr) return 0;
         const int own = settings().threads > 0 ? settings().threads : real().get_max_threads();
         try {
             return runtime::default_spare_workers(std::max(own, 1));
