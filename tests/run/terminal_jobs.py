@@ -12,6 +12,8 @@ slow machine is slower, not a failure. Exit status 0 when every check holds.
 import os
 import pty
 import select
+import signal
+import subprocess
 import sys
 import time
 
@@ -95,7 +97,57 @@ def main():
     check("aloe run names the signal", "killed by SIGINT" in shown, shown)
     check("the program was interrupted once", shown.count("killed by") == 1, shown)
     sh.close()
-    print("terminal_jobs: pipeline with a terminal reader, Ctrl-Z/fg and Ctrl-C behave as without aloe run")
+    batch_terminal(aloe)
+    print("terminal_jobs: pipeline with a terminal reader, Ctrl-Z/fg and Ctrl-C behave as without aloe run; "
+          "a program stopped and continued on a batch job's terminal ends normally")
+
+
+def batch_terminal(aloe):
+    """A pseudo-terminal that is no one's controlling terminal as standard output, as Open MPI
+    gives each rank: the program stops itself and is continued by someone else (a user's kill,
+    a batch system). Before, aloe run took the terminal for a shell's, stopped itself too, and
+    nobody continued it: the job never ended."""
+    master, slave = pty.openpty()
+    marker = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"aloe-batch-terminal-{os.getpid()}")
+    program = f"echo $$ > {marker}.tmp; mv {marker}.tmp {marker}; kill -STOP $$; echo resumed"
+    runner = subprocess.Popen([aloe, "run", "--summary", "none", "--", "sh", "-c", program],
+                              stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, start_new_session=True)
+    os.close(slave)
+    shown = ""
+    try:
+        end = time.monotonic() + DEADLINE_S
+        while not os.path.exists(marker):
+            check("the program started", time.monotonic() < end and runner.poll() is None, shown)
+            time.sleep(0.05)
+        with open(marker) as f:
+            pid = int(f.read())
+        while True:  # the program has stopped itself
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                    break
+            check("the program stopped itself", time.monotonic() < end, shown)
+            time.sleep(0.05)
+        time.sleep(0.3)  # aloe run has seen the stop (and, before, stopped itself)
+        os.kill(pid, signal.SIGCONT)  # to the program only
+        try:
+            status = runner.wait(timeout=DEADLINE_S)
+        except subprocess.TimeoutExpired:
+            runner.kill()
+            runner.wait()
+            status = None
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                shown += os.read(master, 4096).decode(errors="replace")
+            except OSError:
+                break
+        check(f"aloe run ended after the program was continued (status {status})", status == 0, shown)
+        check("the program ran on after it was continued", "resumed" in shown, shown)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+        os.close(master)
+        if os.path.exists(marker):
+            os.remove(marker)
 
 
 if __name__ == "__main__":

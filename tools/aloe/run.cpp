@@ -606,10 +606,14 @@ struct program_end {
     bool started = false;
 };
 
-// aloe run's terminal: one of its standard descriptors that is one; -1 without.
+// aloe run's controlling terminal: one of its standard descriptors that is the terminal its
+// session controls (tcgetpgrp answers for that one only); -1 without. A terminal that is no
+// one's controlling terminal is a batch job's output, not a shell's: Open MPI gives each rank
+// a pseudo-terminal for its standard output, and a rank stopped and continued there must not
+// leave aloe run stopped with nobody to continue it.
 int controlling_terminal() {
     for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO})
-        if (::isatty(fd)) return fd;
+        if (::isatty(fd) && ::tcgetpgrp(fd) >= 0) return fd;
     return -1;
 }
 
