@@ -450,6 +450,12 @@ elseif(CASE STREQUAL "same_path_refused")
   expect_contains("says so" "${r_err}" "name the same file")
   expect_usage_error("--stats = the rules file" --rules r.rules --trace "${WORK}/r.rules")
   expect_contains("says so" "${r_err}" "name the same file")
+  # libaloe-mpi's file too (before: accepted, and one statistics file replaced the other, or
+  # lost in a folder that does not exist, with exit 0).
+  expect_usage_error("--stats X --mpi-stats X" --mpi --stats x.json --mpi-stats x.json)
+  expect_contains("says so" "${r_err}" "--mpi-stats and --stats name the same file")
+  expect_usage_error("--mpi-stats in no folder" --mpi --mpi-stats no-such-folder/m.json)
+  expect_contains("names the folder" "${r_err}" "no-such-folder")
   set(RUN_ENV "ALOE_OMP_STATS=x.json")
   expect_usage_error("ALOE_OMP_STATS X --trace X" --trace x.json)
   expect_contains("says so" "${r_err}" "name the same file")

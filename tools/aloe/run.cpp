@@ -414,6 +414,14 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
         plan.trace = absolute(runtime::expand_output_path(*t, me));
         outputs.push_back({&plan.trace, source});
     }
+    // libaloe-mpi's file is checked as these are (expanded for this rank; it expands the name
+    // itself, %p as the program's pid): a missing folder or a clash with --stats would lose a
+    // file after the run instead of refusing to start.
+    std::string mpi_stats_here;
+    if (o.mpi && o.mpi_stats) {
+        mpi_stats_here = absolute(runtime::expand_output_path(*o.mpi_stats, me));
+        outputs.push_back({&mpi_stats_here, "--mpi-stats"});
+    }
     std::vector<std::pair<std::string, std::string>> claimed;  // path, who named it
     if (!plan.request.rules_file.empty()) claimed.emplace_back(plan.request.rules_file, "--rules");
     if (!plan.rules_file_itself.empty()) claimed.emplace_back(plan.rules_file_itself, "--rules");
