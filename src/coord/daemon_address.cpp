@@ -1,12 +1,35 @@
 #include "coord/daemon_address.hpp"
 
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
 namespace aloe::coord {
+
+std::string daemon_lock_path(const std::string& socket_path) { return socket_path + ".lock"; }
+std::string daemon_pid_path(const std::string& socket_path) { return socket_path + ".pid"; }
+std::string daemon_log_path(const std::string& socket_path) { return socket_path + ".log"; }
+
+bool daemon_may_listen(const std::string& socket_path) {
+    struct stat st {};
+    if (::stat(socket_path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
+    std::ifstream in(daemon_pid_path(socket_path));
+    long pid = 0;
+    if (!(in >> pid) || pid <= 0) return true;  // no pid file (or not ours to read): may be a daemon
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+    // A zombie answers kill() too (a container's init may never reap a killed daemon).
+    std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat_file, text);
+    const std::size_t close = text.rfind(')');
+    return close == std::string::npos || close + 2 >= text.size() || text[close + 2] != 'Z';
+}
 
 std::string user_socket_path(const environment_lookup& env, uid_t uid) {
     if (const auto run = env("XDG_RUNTIME_DIR"); run && !run->empty() && run->front() == '/')

@@ -40,6 +40,17 @@ struct daemon_address {
 /// else under /tmp/aloe-<uid>.
 std::string user_socket_path(const environment_lookup& env, uid_t uid);
 
+/// Where a daemon with this socket keeps its lock, pid and log files.
+std::string daemon_lock_path(const std::string& socket_path);
+std::string daemon_pid_path(const std::string& socket_path);
+std::string daemon_log_path(const std::string& socket_path);
+
+/// Whether a daemon may be listening at `socket_path`, without connecting: a socket is there
+/// and the process its pid file names is alive (no pid file: taken as alive). A daemon killed
+/// by SIGKILL leaves its socket behind; without this look, ALOE_LEND=auto took such a socket
+/// for a daemon and every later job switched to lending and warned.
+bool daemon_may_listen(const std::string& socket_path);
+
 /// Where a client looks, in order.
 std::vector<daemon_address> client_addresses(const environment_lookup& env, uid_t uid);
 

@@ -28,10 +28,6 @@
 
 namespace aloe::coord {
 
-std::string daemon_lock_path(const std::string& socket_path) { return socket_path + ".lock"; }
-std::string daemon_pid_path(const std::string& socket_path) { return socket_path + ".pid"; }
-std::string daemon_log_path(const std::string& socket_path) { return socket_path + ".log"; }
-
 namespace {
 
 double now_seconds() {

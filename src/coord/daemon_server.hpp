@@ -25,6 +25,7 @@
 #pragma once
 
 #include "coord/client_table.hpp"
+#include "coord/daemon_address.hpp"
 #include "coord/message.hpp"
 
 #include <functional>
@@ -76,9 +77,6 @@ private:
     std::unique_ptr<state> s_;
 };
 
-/// Where a daemon with this socket keeps its lock, pid and log files.
-std::string daemon_lock_path(const std::string& socket_path);
-std::string daemon_pid_path(const std::string& socket_path);
-std::string daemon_log_path(const std::string& socket_path);
+// daemon_lock_path, daemon_pid_path, daemon_log_path: coord/daemon_address.hpp.
 
 }  // namespace aloe::coord

@@ -38,7 +38,6 @@
 #include <atomic>
 #include <optional>
 #include <string>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace aloe::coord {
@@ -177,10 +176,7 @@ struct install_at_load {
         const auto env = runtime::process_environment();
         bool present = false;
         if (const auto mode = env("ALOE_DAEMON"); mode && (*mode == "on" || *mode == "ON" || *mode == "On")) present = true;
-        for (const auto& a : client_addresses(env, ::geteuid())) {
-            struct stat st {};
-            present = present || (::stat(a.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode));
-        }
+        for (const auto& a : client_addresses(env, ::geteuid())) present = present || daemon_may_listen(a.path);
         if (present) {
             runtime::note_daemon_socket_present();  // ALOE_LEND=auto: spares for borrowed cores
             loop::register_policy_kind(&loop_kind);

@@ -19,6 +19,7 @@
 #include <csignal>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
@@ -644,6 +645,40 @@ TEST_F(CoordServer, AHundredProcessesRegisterAndLeaveWithoutLosingOne) {
     }
     EXPECT_EQ(left, 0u);
     for (const int fd : {ready[0], ready[1], release[0], cli}) ::close(fd);
+}
+
+// A daemon killed by SIGKILL leaves its socket file; its pid file then names a dead process.
+TEST(CoordAddress, ASocketWhoseDaemonIsDeadIsNoDaemon) {
+    aloe::testing::scratch_folder folder("aloe-coord");
+    const std::string sock = folder.file("aloed.sock");
+    EXPECT_FALSE(daemon_may_listen(sock)) << "nothing there";
+    std::ofstream(folder.file("plain")) << "x";
+    EXPECT_FALSE(daemon_may_listen(folder.file("plain"))) << "not a socket";
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    ASSERT_LT(sock.size(), sizeof addr.sun_path);
+    std::copy(sock.begin(), sock.end(), addr.sun_path);
+    ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+    ::close(fd);  // the file stays, as a killed daemon's does
+    EXPECT_TRUE(daemon_may_listen(sock)) << "no pid file: may be a daemon";
+    std::ofstream(daemon_pid_path(sock)) << ::getpid() << '\n';
+    EXPECT_TRUE(daemon_may_listen(sock)) << "its pid file names a live process";
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) ::_exit(0);
+    ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+    std::ofstream(daemon_pid_path(sock)) << child << '\n';
+    EXPECT_FALSE(daemon_may_listen(sock)) << "its pid file names a process that is gone";
+    const pid_t zombie = ::fork();
+    ASSERT_GE(zombie, 0);
+    if (zombie == 0) ::_exit(0);
+    std::ofstream(daemon_pid_path(sock)) << zombie << '\n';
+    siginfo_t info{};  // until it has exited, left a zombie (WNOWAIT: not reaped)
+    ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(zombie), &info, WEXITED | WNOWAIT), 0);
+    EXPECT_FALSE(daemon_may_listen(sock)) << "its pid file names a zombie (a killed daemon nobody reaped)";
+    ::waitpid(zombie, nullptr, 0);
 }
 
 TEST(CoordAddress, WhereClientsAndDaemonsLook) {
