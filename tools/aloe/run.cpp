@@ -34,6 +34,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -205,6 +206,11 @@ int parse(arguments args, run_options& o, bool& help) {
     for (; i < args.size(); ++i) o.program.emplace_back(args[i]);
     if (o.mpi_stats && !o.mpi) return usage_error("run: --mpi-stats needs --mpi (it is libaloe-mpi's output)", "run");
     if (o.lend && !o.mpi) return usage_error("run: --lend needs --mpi (ranks lend their cores at MPI calls)", "run");
+    if (o.lend) {  // in any case, as ALOE_LEND is read
+        std::string lend = *o.lend;
+        for (char& c : lend) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lend == "predictive" || lend == "reactive" || lend == "off" || lend == "auto") o.lend = lend;
+    }
     if (o.lend && *o.lend != "predictive" && *o.lend != "reactive" && *o.lend != "off" && *o.lend != "auto")
         return usage_error("run: --lend '" + runtime::printable(*o.lend) + "': expected predictive, reactive, off or auto",
                            "run");
