@@ -355,6 +355,13 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
                            "run");
     }
 
+    // Lending goes through the node daemon: asked for by option with the daemon switched off,
+    // nothing could move (before, a warning at the first wait of the run).
+    if (o.lend && (*o.lend == "predictive" || *o.lend == "reactive") && cfg.daemon == runtime::daemon_mode::off)
+        return usage_error("run: --lend " + *o.lend + " lends cores through the node daemon, but ALOE_DAEMON=off "
+                           "switches it off: drop one of them",
+                           "run");
+
     // Both schedule variables must be valid, whichever decides: ALOE_SCHEDULE also reaches
     // aloe's own loops when the program links libaloe.
     std::string error;
