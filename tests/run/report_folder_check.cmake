@@ -156,6 +156,15 @@ elseif(CASE STREQUAL "unusable_tmpdir")
                   TIMEOUT 120)
   expect("the statistics are written, or the run says 1 (got ${r_rc})"
          EXISTS "${WORK}/s.json" OR r_rc EQUAL 1)
+  # TMPDIR names nothing at all: /tmp is used, and said (before: silently).
+  file(REMOVE "${WORK}/s.json")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${clean_env} TMPDIR=${WORK}/no-such-folder ${ALOE} run --summary none
+                          --stats s.json -- /bin/true
+                  WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE r_rc OUTPUT_VARIABLE r_out ERROR_VARIABLE r_err
+                  TIMEOUT 120)
+  expect("a TMPDIR that names no folder: the run goes on through /tmp (got ${r_rc})" r_rc EQUAL 0)
+  expect("the statistics are written" EXISTS "${WORK}/s.json")
+  expect_contains("says which TMPDIR it left" "${r_err}" "no-such-folder")
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()

@@ -837,6 +837,11 @@ int run_command(arguments args) {
     // The report folder: in TMPDIR, else /tmp. Without one nothing could be reported, so the
     // program does not start (it would run, and its summary and files would be lost).
     std::optional<report_folder> folder;
+    if (ec) {  // TMPDIR names no folder: said, as a folder that cannot be written is below
+        const char* tmpdir = std::getenv("TMPDIR");
+        std::cerr << "aloe: run: TMPDIR '" << quoted_path(tmpdir != nullptr ? tmpdir : "") << "': " << ec.message()
+                  << "; using /tmp\n";
+    }
     folder.emplace(ec ? std::string("/tmp") : temp.string());
     if (!folder->ok() && !ec && temp != "/tmp") {
         const std::string first = folder->error();
