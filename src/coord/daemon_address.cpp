@@ -1,11 +1,11 @@
 #include "coord/daemon_address.hpp"
 
+#include "runtime/process_state.hpp"
+
 #include <cerrno>
 #include <csignal>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <string>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -24,11 +24,7 @@ bool daemon_may_listen(const std::string& socket_path) {
     if (!(in >> pid) || pid <= 0) return true;  // no pid file (or not ours to read): may be a daemon
     if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
     // A zombie answers kill() too (a container's init may never reap a killed daemon).
-    std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    std::getline(stat_file, text);
-    const std::size_t close = text.rfind(')');
-    return close == std::string::npos || close + 2 >= text.size() || text[close + 2] != 'Z';
+    return runtime::process_state(static_cast<pid_t>(pid)) != 'Z';
 }
 
 std::string user_socket_path(const environment_lookup& env, uid_t uid) {

@@ -24,6 +24,7 @@
 #include "runtime/output_file.hpp"
 #include "runtime/output_path.hpp"
 #include "runtime/printable_text.hpp"
+#include "runtime/process_state.hpp"
 #include "runtime/report.hpp"
 
 #include <fcntl.h>
@@ -207,13 +208,14 @@ int parse(arguments args, run_options& o, bool& help) {
     if (o.mpi_stats && !o.mpi) return usage_error("run: --mpi-stats needs --mpi (it is libaloe-mpi's output)", "run");
     if (o.lend && !o.mpi) return usage_error("run: --lend needs --mpi (ranks lend their cores at MPI calls)", "run");
     if (o.lend) {  // in any case, as ALOE_LEND is read
-        std::string lend = *o.lend;
-        for (char& c : lend) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (lend == "predictive" || lend == "reactive" || lend == "off" || lend == "auto") o.lend = lend;
+        std::string mode = *o.lend;
+        for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (mode != "predictive" && mode != "reactive" && mode != "off" && mode != "auto")
+            return usage_error("run: --lend '" + runtime::printable(*o.lend) +
+                                   "': expected predictive, reactive, off or auto",
+                               "run");
+        o.lend = mode;
     }
-    if (o.lend && *o.lend != "predictive" && *o.lend != "reactive" && *o.lend != "off" && *o.lend != "auto")
-        return usage_error("run: --lend '" + runtime::printable(*o.lend) + "': expected predictive, reactive, off or auto",
-                           "run");
     if (o.program.empty()) return usage_error("run: no program given (aloe run [options] -- program args)", "run");
     return exit_ok;
 }
@@ -357,7 +359,8 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
 
     // Lending goes through the node daemon: asked for by option with the daemon switched off,
     // nothing could move (before, a warning at the first wait of the run).
-    if (o.lend && (*o.lend == "predictive" || *o.lend == "reactive") && cfg.daemon == runtime::daemon_mode::off)
+    if (o.lend && (cfg.lend == runtime::lend_mode::predictive || cfg.lend == runtime::lend_mode::reactive) &&
+        cfg.daemon == runtime::daemon_mode::off)
         return usage_error("run: --lend " + *o.lend + " lends cores through the node daemon, but ALOE_DAEMON=off "
                            "switches it off: drop one of them",
                            "run");
@@ -640,13 +643,7 @@ int controlling_terminal() {
 
 // Whether the process is stopped now (state T in /proc): a stop reported late, after the
 // process was continued (a batch system suspending and resuming every process), is history.
-bool stopped_now(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    std::getline(in, text);
-    const std::size_t close = text.rfind(')');
-    return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'T';
-}
+bool stopped_now(pid_t pid) { return runtime::process_state(pid) == 'T'; }
 
 // Starts the program and waits for it, passing signals on; exit status as a shell reports it
 // (127: could not be started).
