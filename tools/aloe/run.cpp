@@ -835,8 +835,7 @@ int run_command(arguments args) {
     // program does not start (it would run, and its summary and files would be lost).
     std::optional<report_folder> folder;
     if (ec) {  // TMPDIR names no folder: said, as a folder that cannot be written is below
-        const char* tmpdir = std::getenv("TMPDIR");
-        std::cerr << "aloe: run: TMPDIR '" << quoted_path(tmpdir != nullptr ? tmpdir : "") << "': " << ec.message()
+        std::cerr << "aloe: run: TMPDIR '" << quoted_path(lookup(env, "TMPDIR").value_or("")) << "': " << ec.message()
                   << "; using /tmp\n";
     }
     folder.emplace(ec ? std::string("/tmp") : temp.string());
