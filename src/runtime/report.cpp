@@ -60,6 +60,7 @@ struct held_line {
 struct report_state {
     std::mutex lock;
     report_sink sink = write_to_stderr;
+    fallback_text fallbacks = fallback_text::shown;
     std::set<std::pair<std::string, std::string>> reported;  // (id, what) already emitted
     std::vector<held_line> held;  // info lines waiting for the verbosity to be known
     // Written under `lock`; read without it on the info fast path, hence atomics.
@@ -104,6 +105,25 @@ info_gate gate_info(report_category c) {
                                                                 : info_gate::drop;
 }
 
+std::string format_with(const report_message& msg, fallback_text fallbacks) {
+    std::string line = "aloe: ";
+    line += to_string(msg.level);
+    line += ' ';
+    line += msg.id;
+    line += " [";
+    line += to_string(msg.category);
+    line += "]: ";
+    line += msg.what;
+    if (!msg.fallback.empty() && fallbacks == fallback_text::shown) {
+        line += "; using ";
+        line += msg.fallback;
+    }
+    return line;
+}
+
+// The line as the current sink wants it; `lock` of state() is held.
+std::string format_locked(const report_state& s, const report_message& msg) { return format_with(msg, s.fallbacks); }
+
 // Emits (or holds) one message; `lock` of state() is held. Returns false when dropped.
 bool emit_locked(report_state& s, const report_message& msg, info_gate gate) {
     if (gate == info_gate::hold && s.verbosity_known.load(std::memory_order_relaxed)) {
@@ -113,10 +133,10 @@ bool emit_locked(report_state& s, const report_message& msg, info_gate gate) {
     }
     if (gate == info_gate::drop) return false;
     if (gate == info_gate::hold) {
-        s.held.push_back({msg.category, format_report(msg)});
+        s.held.push_back({msg.category, format_locked(s, msg)});
         return true;
     }
-    s.sink(format_report(msg));
+    s.sink(format_locked(s, msg));
     return true;
 }
 
@@ -126,21 +146,7 @@ info_gate gate_for(const report_message& msg) {
 
 }  // namespace
 
-std::string format_report(const report_message& msg) {
-    std::string line = "aloe: ";
-    line += to_string(msg.level);
-    line += ' ';
-    line += msg.id;
-    line += " [";
-    line += to_string(msg.category);
-    line += "]: ";
-    line += msg.what;
-    if (!msg.fallback.empty()) {
-        line += "; using ";
-        line += msg.fallback;
-    }
-    return line;
-}
+std::string format_report(const report_message& msg) { return format_with(msg, fallback_text::shown); }
 
 bool report_once(const report_message& msg) {
     const info_gate gate = gate_for(msg);
@@ -172,9 +178,10 @@ void report_text(std::string_view text) {
     }
 }
 
-report_sink set_report_sink(report_sink sink) {
+report_sink set_report_sink(report_sink sink, fallback_text fallbacks) {
     report_state& s = state();
     std::lock_guard guard(s.lock);
+    s.fallbacks = fallbacks;
     if (!sink) sink = write_to_stderr;
     std::swap(s.sink, sink);
     return sink;

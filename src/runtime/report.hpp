@@ -37,9 +37,15 @@ void report(const report_message& msg);
 /// The text one message prints as, without the trailing newline.
 std::string format_report(const report_message& msg);
 
-/// Where messages go: stderr unless a test replaces it. Returns the previous sink.
+/// Whether a message's fallback ("; using …") is printed. A caller that refuses bad settings
+/// instead of falling back (aloe run's check before the program starts) leaves it out: the
+/// fallback would not happen.
+enum class fallback_text { shown, left_out };
+
+/// Where messages go: stderr unless a test replaces it. Returns the previous sink; the
+/// fallback setting holds until the next call.
 using report_sink = std::function<void(std::string_view line)>;
-report_sink set_report_sink(report_sink sink);
+report_sink set_report_sink(report_sink sink, fallback_text fallbacks = fallback_text::shown);
 
 /// Forgets which messages were already reported (tests only).
 void reset_reported_for_tests();

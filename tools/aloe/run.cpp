@@ -338,7 +338,8 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
     // The variables the program inherits, as the runtime in it will parse them.
     std::vector<std::string> rejected;
     const runtime::report_sink previous =
-        runtime::set_report_sink([&](std::string_view line) { rejected.emplace_back(line); });
+        runtime::set_report_sink([&](std::string_view line) { rejected.emplace_back(line); },
+                                 runtime::fallback_text::left_out);  // refused below, not fallen back from
     // An option replaces its variable in the program's environment (child_environment): a bad
     // inherited value it replaces is no error.
     const auto replaced = [&](std::string_view name) -> std::optional<std::string> {

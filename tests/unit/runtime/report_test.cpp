@@ -141,6 +141,23 @@ TEST(RuntimeReport, SetSinkReturnsThePreviousSink) {
     EXPECT_NE(outer.lines()[0].find("to outer"), std::string::npos);
 }
 
+// A caller that refuses bad settings (aloe run before it starts a program) asks for the
+// messages without their "; using …": that fallback will not happen. The next sink gets it back.
+TEST(RuntimeReport, FallbackTextCanBeLeftOutUntilTheNextSink) {
+    report_capture outer;
+    std::vector<std::string> refused;
+    const report_message bad{report_level::warning, report_category::config, "W907", "X='y' is bad", "z"};
+    const report_sink previous =
+        set_report_sink([&](std::string_view l) { refused.emplace_back(l); }, fallback_text::left_out);
+    report(bad);
+    set_report_sink(previous);
+    report(bad);
+    ASSERT_EQ(refused.size(), 1u);
+    EXPECT_EQ(refused[0], "aloe: warning W907 [config]: X='y' is bad");
+    ASSERT_EQ(outer.lines().size(), 1u);
+    EXPECT_EQ(outer.lines()[0], "aloe: warning W907 [config]: X='y' is bad; using z");
+}
+
 // The default sink writes a line and its newline with one write(2), so the pipe mpirun or
 // Slurm reads a rank's stderr from gets it whole and two ranks' lines are never joined.
 // Stderr is a SOCK_SEQPACKET socket here: each write arrives as one packet.
