@@ -2,6 +2,7 @@
 
 #include "runtime/config.hpp"
 #include "runtime/futex.hpp"
+#include "runtime/report.hpp"
 #include "runtime/thread_share.hpp"
 #include "runtime/topology.hpp"
 
@@ -11,12 +12,19 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <exception>
+#include <string>
+#include <thread>
+
 namespace aloe::task {
 
 namespace {
 
 // Below this much stack left, a waiter stops running other tasks (see task_pool.hpp).
 constexpr std::size_t stack_reserve = 128 * 1024;
+// Relief threads running at once (task_pool.hpp): 64 fresh stacks of 8 MiB carry a chain of
+// about a million nested waits.
+constexpr int max_relief_threads = 64;
 // A sleeper inside the scheduling loop re-checks at least this often (a safety net: every
 // spawn and completion that could concern it wakes it).
 constexpr long sleep_ns = 20'000'000;
@@ -443,6 +451,7 @@ void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) 
     runtime::worker_team::job_scope in_job(team_);
     runtime::ticks idle_since = 0;
     runtime::ticks recent = enter;  // a reading still good as "now" (see execute)
+    std::shared_ptr<std::atomic<bool>> relief_stop;  // set: this wait's relief thread may end
     if (outermost) follow_node_share();  // before a task runs here, and at every round below
     while (!done(ctx)) {
         if (outermost) follow_node_share();
@@ -458,12 +467,18 @@ void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) 
         const runtime::ticks now = runtime::now_ticks();
         if (idle_since == 0) idle_since = now;
         if (!spin_or_yield(now - idle_since)) {
+            // Past its floor with tasks queued: maybe no runner has stack left (see .hpp).
+            if (!may_run && relief_stop == nullptr && queued()) relief_stop = start_relief();
             const std::uint32_t seen = epoch_.load(std::memory_order_relaxed);
             sleepers_.fetch_add(1, std::memory_order_seq_cst);
             if (!done(ctx) && !(may_run && queued())) runtime::futex_wait_for(epoch_, seen, sleep_ns);
             sleepers_.fetch_sub(1, std::memory_order_relaxed);
             idle_since = 0;
         }
+    }
+    if (relief_stop != nullptr) {
+        relief_stop->store(true, std::memory_order_release);
+        wake_waiters();  // the relief thread may sleep in its loop
     }
     --ts.loop_depth;
     const runtime::ticks leave = !counting ? 0 : recent != 0 ? recent : runtime::now_ticks();
@@ -474,6 +489,36 @@ void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) 
     if (counting && ts.task_depth > 0) {  // the task that waited resumes: a new phase
         ts.phase_start = leave;
         counters_.phases.add(1);
+    }
+}
+
+std::shared_ptr<std::atomic<bool>> task_pool::start_relief() noexcept {
+    if (relief_threads_.fetch_add(1, std::memory_order_relaxed) >= max_relief_threads) {
+        relief_threads_.fetch_sub(1, std::memory_order_relaxed);
+        runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W019",
+                              std::to_string(max_relief_threads) + " relief threads already run tasks for waits "
+                              "with no stack left; a deeper chain of nested waits waits for one of them to end",
+                              {}});
+        return nullptr;
+    }
+    try {
+        // Shared, not on the waiter's stack: the waiter returns as soon as its wait is over,
+        // while this thread may still be inside a task it took.
+        auto stop = std::make_shared<std::atomic<bool>>(false);
+        std::thread([this, stop] {
+            help_until([](const void* flag) noexcept {
+                return static_cast<const std::atomic<bool>*>(flag)->load(std::memory_order_acquire);
+            }, stop.get());
+            relief_threads_.fetch_sub(1, std::memory_order_relaxed);
+        }).detach();
+        return stop;
+    } catch (const std::exception& e) {  // no thread (EAGAIN) or no memory: the waiter waits on
+        relief_threads_.fetch_sub(1, std::memory_order_relaxed);
+        runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W019",
+                              std::string("a relief thread for a wait with no stack left could not start (") +
+                                  e.what() + "); that wait relies on other threads to run its tasks",
+                              {}});
+        return nullptr;
     }
 }
 

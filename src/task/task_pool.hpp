@@ -20,7 +20,10 @@
 //      one that a fork wants leaves at once.
 // A waiter runs tasks only while its stack has room (deep recursion would otherwise stack
 // one task frame per nested wait without bound): below 128 KiB left it waits without
-// running tasks.
+// running tasks. If it would go to sleep so while tasks are queued, it starts a relief
+// thread (a fresh stack, slotless) that runs tasks until the wait is over: otherwise a chain
+// of nested waits deeper than every runner's stack would wait forever (with one worker, a
+// 20,000-level chain did). At most 64 run at once (W019 past that).
 //
 // Waking. A spawn wakes one idle worker through the team (notify_work) when fewer workers
 // are in the scheduling loop than may run tasks (one wake-up in flight at a time; a worker
@@ -105,6 +108,9 @@ private:
     /// once both phases are over (time to sleep).
     bool spin_or_yield(runtime::ticks idle) const noexcept;
     void sleep_a_while(bool (*leave)(const task_pool&) noexcept) noexcept;
+    /// A relief thread for a waiter past its stack's floor: it runs tasks until the returned
+    /// flag is set (the waiter sets it when its wait is over). Null when none could start.
+    std::shared_ptr<std::atomic<bool>> start_relief() noexcept;
     void wake_someone() noexcept;
     void plan_victims();
     /// The node daemon's share, asked by a thread that waits for a result (a clock read
@@ -128,6 +134,7 @@ private:
     std::atomic<int> node_share_;  // the node daemon's share (slot_count_ without one)
     alignas(64) std::atomic<std::uint32_t> epoch_{0};  // bumped to wake sleepers
     std::atomic<std::uint32_t> sleepers_{0};
+    std::atomic<int> relief_threads_{0};  // running now (start_relief)
 
     counters counters_;
     std::atomic<bool> counting_{true};
