@@ -481,8 +481,8 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
     if (o.mpi) {
         plan.mpi_library = default_mpi_library().string();
         if (plan.mpi_library.empty()) {
-            std::cerr << "aloe: run: --mpi: libaloe-mpi was not built (no MPI for C when aloe was configured; "
-                         "scripts/install-deps.sh installs OpenMPI, then rebuild)\n";
+            std::cerr << "aloe: run: --mpi: libaloe-mpi was not built (aloe was configured with ALOE_WITH_MPI=OFF "
+                         "or without an MPI for C; scripts/install-deps.sh installs OpenMPI, then reconfigure)\n";
             return exit_failure;
         }
         if (const std::optional<std::string> problem = library_problem(plan.mpi_library)) {
