@@ -10,7 +10,8 @@
 //
 // Runtimes: aloe, tbb (tbb::task_group), omp (OpenMP tasks: libgomp, or libomp when the
 // driver puts libomp first under libgomp's name), taskflow (when built with
-// ALOE_TASKFLOW_DIR), async (std::async, a thread per task: spin only).
+// ALOE_TASKFLOW_DIR), hpx (HPX's local runtime, when built with ALOE_HPX_DIR), async
+// (std::async, a thread per task: spin only).
 // Output: one JSON object per line.
 #include <aloe/task.hpp>
 #include <aloe/team.hpp>
@@ -23,6 +24,12 @@
 #include <omp.h>
 #if defined(ALOE_BENCH_TASKFLOW)
 #include <taskflow/taskflow.hpp>
+#endif
+#if defined(ALOE_BENCH_HPX)
+#include <hpx/experimental/task_group.hpp>
+#include <hpx/future.hpp>
+#include <hpx/init_runtime_local/init_runtime_local.hpp>
+#include <hpx/runtime.hpp>
 #endif
 
 #include <sys/resource.h>
@@ -151,6 +158,64 @@ void tree_taskflow(tf::Executor& ex, std::int64_t lo, std::int64_t hi, double us
 }
 #endif
 
+// --- HPX ----------------------------------------------------------------------------------
+
+#if defined(ALOE_BENCH_HPX)
+// HPX's own idiom: every call's spawn is an hpx::async (a new HPX thread), its sync the
+// future's get (which suspends the calling HPX thread, not its worker).
+std::int64_t fib_hpx(int n) {
+    if (n < 2) return n;
+    hpx::future<std::int64_t> a = hpx::async(fib_hpx, n - 1);
+    const std::int64_t b = fib_hpx(n - 2);
+    return a.get() + b;
+}
+
+// The tree as tbb's: one hpx::experimental::task_group, run from inside the tasks too.
+void tree_hpx(hpx::experimental::task_group& g, std::int64_t lo, std::int64_t hi, double us) {
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        g.run([&g, mid, hi, us] { tree_hpx(g, mid, hi, us); });
+        hi = mid;
+    }
+    spin_for(us);
+}
+
+// HPX's local runtime with `threads` worker threads, started with no hpx_main: this thread
+// stays outside it, hands each run in and waits on its future (as the Taskflow peer's
+// executor), and sleeps outside it for `idle`. HPX sees none of this program's options; it
+// keeps to the process's CPU mask (taskset), as the others do. No guard page under each HPX
+// thread's stack: every hpx::async is a thread with its own mmap'd stack, and fib keeps tens of
+// thousands of them suspended, so with guard pages fib(26) already runs out of Linux's default
+// vm.max_map_count (65530 mappings) and HPX stops (its own message suggests this setting).
+class hpx_runtime {
+public:
+    hpx_runtime(int threads, char* argv0) : args_{argv0, nullptr} {
+        hpx::local::init_params p;
+        p.cfg = {"hpx.os_threads!=" + std::to_string(threads),  // "!=": set, or add where HPX has no entry
+                 "hpx.use_process_mask!=1", "hpx.stacks.use_guard_pages!=0"};
+        if (!hpx::local::start(nullptr, 1, args_, p)) throw std::runtime_error("hpx: the runtime did not start");
+        if (hpx::get_num_worker_threads() != static_cast<std::size_t>(threads)) {
+            stop();
+            throw std::runtime_error("hpx: " + std::to_string(hpx::get_num_worker_threads()) + " worker threads, not " +
+                                     std::to_string(threads));
+        }
+    }
+    hpx_runtime(const hpx_runtime&) = delete;
+    hpx_runtime& operator=(const hpx_runtime&) = delete;
+    ~hpx_runtime() { stop(); }
+
+private:
+    void stop() {
+        if (stopped_) return;
+        stopped_ = true;
+        hpx::post([] { hpx::local::finalize(); });
+        hpx::local::stop();
+    }
+    char* args_[2];
+    bool stopped_ = false;
+};
+#endif
+
 struct options {
     std::string runtime = "aloe", bench = "fib";
     int threads = 2;
@@ -164,7 +229,7 @@ struct options {
 [[noreturn]] void usage(const std::string& why) {
     std::fprintf(stderr,
                  "aloe-bench-tasks: %s\n"
-                 "usage: aloe-bench-tasks --runtime aloe|tbb|omp|taskflow|async --bench fib|empty|spin|idle\n"
+                 "usage: aloe-bench-tasks --runtime aloe|tbb|omp|taskflow|hpx|async --bench fib|empty|spin|idle\n"
                  "                        [--threads P] [--n N] [--us D] [--seconds S] [--reps R]\n",
                  why.c_str());
     std::exit(2);
@@ -339,6 +404,36 @@ int main(int argc, char** argv) {
                          [&] {
                              for (int i = 0; i < 4 * o.threads; ++i) executor.silent_async([] { spin_for(100); });
                              executor.wait_for_all();
+                         }),
+                     r);
+#endif
+#if defined(ALOE_BENCH_HPX)
+        } else if (o.runtime == "hpx") {
+            hpx_runtime runtime(o.threads, argv[0]);
+            for (int r = 0; r < o.reps; ++r)
+                emit(run_once(
+                         o, [](int n) { return hpx::async(fib_hpx, n).get(); },
+                         [&](std::int64_t n) {
+                             hpx::async([&counter, n] {
+                                 hpx::experimental::task_group g;
+                                 for (std::int64_t i = 0; i < n; ++i)
+                                     g.run([&counter] { counter.fetch_add(0, std::memory_order_relaxed); });
+                                 g.wait();
+                             }).get();
+                         },
+                         [](std::int64_t n, double us) {
+                             hpx::async([n, us] {
+                                 hpx::experimental::task_group g;
+                                 tree_hpx(g, 0, n, us);
+                                 g.wait();
+                             }).get();
+                         },
+                         [&] {
+                             hpx::async([&o] {
+                                 hpx::experimental::task_group g;
+                                 for (int i = 0; i < 4 * o.threads; ++i) g.run([] { spin_for(100); });
+                                 g.wait();
+                             }).get();
                          }),
                      r);
 #endif

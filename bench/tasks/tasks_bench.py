@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Task runtimes side by side: spawn + sync cost, efficiency against task duration, and the
 CPU an idle runtime burns. Runs aloe-bench-tasks (bench/tasks/task_micro.cpp) for aloe,
-oneTBB, OpenMP tasks on libgomp and on LLVM libomp, Taskflow (when built in) and std::async,
-interleaved round by round, and writes a results folder:
+oneTBB, OpenMP tasks on libgomp and on LLVM libomp, Taskflow and HPX (each when built in) and
+std::async, interleaved round by round, and writes a results folder:
 
   results.csv   every measured repetition
   summary.md    medians, spreads (min-max) and ratios to aloe, per experiment
@@ -40,8 +40,9 @@ def libomp_shim(given: str | None) -> str | None:
     return None
 
 
-def has_taskflow(binary: Path) -> bool:
-    r = subprocess.run([str(binary), "--runtime", "taskflow", "--bench", "fib", "--n", "5", "--reps", "1",
+def has_runtime(binary: Path, runtime: str) -> bool:
+    """Whether the binary was built with an optional peer (taskflow, hpx): else it exits 2."""
+    r = subprocess.run([str(binary), "--runtime", runtime, "--bench", "fib", "--n", "5", "--reps", "1",
                         "--threads", "1"], capture_output=True, text=True)
     return r.returncode == 0
 
@@ -99,7 +100,8 @@ def main() -> int:
         return 2
     cpus = ",".join(str(c) for c in allowed[:p])
     shim = libomp_shim(args.libomp)
-    runtimes = ["aloe", "tbb", "omp"] + (["libomp"] if shim else []) + (["taskflow"] if has_taskflow(binary) else [])
+    runtimes = ["aloe", "tbb", "omp"] + (["libomp"] if shim else []) + \
+        [rt for rt in ("taskflow", "hpx") if has_runtime(binary, rt)]
     today = dt.date.today().strftime("%Y%m%d")
     out = Path(args.out or Path(__file__).resolve().parents[1] / "results" / f"tasks-{today}-{p}t")
     out.mkdir(parents=True, exist_ok=True)
