@@ -147,12 +147,9 @@ parse_result parse_daemon_mode(std::string_view s, config& cfg) {
 }
 
 parse_result parse_lend_mode(std::string_view s, config& cfg) {
-    const std::string v = lower(s);
-    if (v == "off") cfg.lend = lend_mode::off;
-    else if (v == "auto") cfg.lend = lend_mode::automatic;
-    else if (v == "reactive") cfg.lend = lend_mode::reactive;
-    else if (v == "predictive") cfg.lend = lend_mode::predictive;
-    else return "is not one of " + join_names({"off", "auto", "reactive", "predictive"});
+    const std::optional<lend_mode> mode = lend_mode_named(s);
+    if (!mode) return "is not one of " + join_names({"off", "auto", "reactive", "predictive"});
+    cfg.lend = *mode;
     return std::nullopt;
 }
 
@@ -714,6 +711,12 @@ std::string_view to_string(proc_bind_kind k) {
     case proc_bind_kind::spread: return "spread";
     }
     return "?";
+}
+
+std::optional<lend_mode> lend_mode_named(std::string_view s) {
+    for (const lend_mode k : {lend_mode::off, lend_mode::automatic, lend_mode::reactive, lend_mode::predictive})
+        if (lower(s) == to_string(k)) return k;
+    return std::nullopt;
 }
 
 std::string_view to_string(lend_mode k) {

@@ -170,6 +170,8 @@ std::string format_settings_markdown();
 std::string_view to_string(wait_policy_kind k);
 std::string_view to_string(proc_bind_kind k);
 std::string_view to_string(lend_mode k);
+/// The mode a keyword names, in any case (as ALOE_LEND and `aloe run --lend` read it).
+std::optional<lend_mode> lend_mode_named(std::string_view s);
 std::string_view to_string(setting_source s);
 
 }  // namespace aloe::runtime

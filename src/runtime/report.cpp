@@ -121,9 +121,6 @@ std::string format_with(const report_message& msg, fallback_text fallbacks) {
     return line;
 }
 
-// The line as the current sink wants it; `lock` of state() is held.
-std::string format_locked(const report_state& s, const report_message& msg) { return format_with(msg, s.fallbacks); }
-
 // Emits (or holds) one message; `lock` of state() is held. Returns false when dropped.
 bool emit_locked(report_state& s, const report_message& msg, info_gate gate) {
     if (gate == info_gate::hold && s.verbosity_known.load(std::memory_order_relaxed)) {
@@ -133,10 +130,10 @@ bool emit_locked(report_state& s, const report_message& msg, info_gate gate) {
     }
     if (gate == info_gate::drop) return false;
     if (gate == info_gate::hold) {
-        s.held.push_back({msg.category, format_locked(s, msg)});
+        s.held.push_back({msg.category, format_with(msg, s.fallbacks)});
         return true;
     }
-    s.sink(format_locked(s, msg));
+    s.sink(format_with(msg, s.fallbacks));
     return true;
 }
 

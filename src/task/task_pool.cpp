@@ -493,12 +493,14 @@ void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) 
 }
 
 std::shared_ptr<std::atomic<bool>> task_pool::start_relief() noexcept {
+    // The waiter goes on waiting; W019 says why it may wait long.
+    const auto no_relief = [](const std::string& why) {
+        runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W019",
+                              why + "; a wait with no stack left relies on other threads to run its tasks", {}});
+    };
     if (relief_threads_.fetch_add(1, std::memory_order_relaxed) >= max_relief_threads) {
         relief_threads_.fetch_sub(1, std::memory_order_relaxed);
-        runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W019",
-                              std::to_string(max_relief_threads) + " relief threads already run tasks for waits "
-                              "with no stack left; a deeper chain of nested waits waits for one of them to end",
-                              {}});
+        no_relief(std::to_string(max_relief_threads) + " relief threads already run tasks for such waits");
         return nullptr;
     }
     try {
@@ -512,12 +514,9 @@ std::shared_ptr<std::atomic<bool>> task_pool::start_relief() noexcept {
             relief_threads_.fetch_sub(1, std::memory_order_relaxed);
         }).detach();
         return stop;
-    } catch (const std::exception& e) {  // no thread (EAGAIN) or no memory: the waiter waits on
+    } catch (const std::exception& e) {  // no thread (EAGAIN) or no memory
         relief_threads_.fetch_sub(1, std::memory_order_relaxed);
-        runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W019",
-                              std::string("a relief thread for a wait with no stack left could not start (") +
-                                  e.what() + "); that wait relies on other threads to run its tasks",
-                              {}});
+        no_relief(std::string("a relief thread could not start (") + e.what() + ")");
         return nullptr;
     }
 }

@@ -35,7 +35,6 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -208,13 +207,12 @@ int parse(arguments args, run_options& o, bool& help) {
     if (o.mpi_stats && !o.mpi) return usage_error("run: --mpi-stats needs --mpi (it is libaloe-mpi's output)", "run");
     if (o.lend && !o.mpi) return usage_error("run: --lend needs --mpi (ranks lend their cores at MPI calls)", "run");
     if (o.lend) {  // in any case, as ALOE_LEND is read
-        std::string mode = *o.lend;
-        for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (mode != "predictive" && mode != "reactive" && mode != "off" && mode != "auto")
+        const std::optional<runtime::lend_mode> mode = runtime::lend_mode_named(*o.lend);
+        if (!mode)
             return usage_error("run: --lend '" + runtime::printable(*o.lend) +
                                    "': expected predictive, reactive, off or auto",
                                "run");
-        o.lend = mode;
+        o.lend = std::string(runtime::to_string(*mode));
     }
     if (o.program.empty()) return usage_error("run: no program given (aloe run [options] -- program args)", "run");
     return exit_ok;
