@@ -13,6 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Debian bookworm package names, one purpose per line.
 debian_packages=(
     cmake ninja-build make g++ pkg-config git ca-certificates  # build
+    mold                                                         # fast linking (ALOE_LINKER)
     libgtest-dev                                                 # unit and conformance tests
     nlohmann-json3-dev                                           # aloe run reads its processes' reports
     libhwloc-dev hwloc                                           # topology and binding
