@@ -17,6 +17,13 @@
 //   steal  load t (acquire), seq_cst fence, load b (acquire): the pair of seq_cst fences
 //          (here and in pop) is the Dekker-style handshake; the element is read before the
 //          CAS on t, and a failed CAS discards it (another thief or the owner took it).
+// Top, cached: top only grows, so the owner's last acquire reading of it (`top_seen_`) is a
+//   lower bound, and b - top_seen_ an upper bound of the size: while that bound leaves room,
+//   the cell push writes (b mod capacity, element b - capacity before) is one every thief
+//   has finished reading, because the reading of top that showed it taken was an acquire of
+//   the taker's CAS (a release), earlier in the owner's order than this write. push re-reads
+//   top only when the bound says full. Reading top at every push cost a cache miss per spawn
+//   while thieves CAS it (a flood from one thread: the line moves at every steal).
 // Growth: the owner copies the live range into a buffer twice as large and publishes it
 // with a release store; thieves load the buffer pointer with acquire (consume in the paper).
 // Old buffers are kept until the deque dies: a thief may still read from one, and the
@@ -48,9 +55,13 @@ public:
     /// Owner only. May allocate (growth); throws std::bad_alloc then, leaving the deque as it was.
     void push(T item) {
         const std::int64_t b = bottom_.load(std::memory_order_relaxed);
-        const std::int64_t t = top_.load(std::memory_order_acquire);
         ring* r = ring_.load(std::memory_order_relaxed);
-        if (b - t > static_cast<std::int64_t>(r->mask)) r = grow(r, t, b);
+        // The owner's last reading of top stands in for top until the ring looks full (see
+        // "Top, cached"): a push reads no line the thieves write.
+        if (b - top_seen_ > static_cast<std::int64_t>(r->mask)) {
+            top_seen_ = top_.load(std::memory_order_acquire);
+            if (b - top_seen_ > static_cast<std::int64_t>(r->mask)) r = grow(r, top_seen_, b);
+        }
         r->put(b, item);
         std::atomic_thread_fence(std::memory_order_release);
         // Release as well: ThreadSanitizer does not model fences, and without it reports the
@@ -124,6 +135,7 @@ private:
 
     alignas(64) std::atomic<std::int64_t> top_{0};
     alignas(64) std::atomic<std::int64_t> bottom_{0};
+    std::int64_t top_seen_ = 0;  // owner only: a lower bound of top (see "Top, cached")
     std::atomic<ring*> ring_{nullptr};
     std::vector<std::unique_ptr<ring>> buffers_;  // owner only: every ring made (see Growth)
 };
