@@ -570,7 +570,8 @@ auto dataflow(F&& f, X&&... inputs) -> future<std::invoke_result_t<std::decay_t<
         // the join runs once they are ready; f then sees the bad input (get() throws).
     }
     // Drop the attaching hold: the last input ready (maybe this thread, now) spawns the body
-    // as a task, so f never runs on the caller's stack.
+    // as a task, so f runs on the caller's stack only as any spawn may (docs/tasks.md, "when
+    // tasks run").
     j->arrive();
     return future<R>(std::move(keep));
 }

@@ -25,6 +25,11 @@ constexpr std::size_t stack_reserve = 128 * 1024;
 // Relief threads running at once (task_pool.hpp): 64 fresh stacks of 8 MiB carry a chain of
 // about a million nested waits.
 constexpr int max_relief_threads = 64;
+// A spawn onto a deque that already holds this many tasks runs the new task at once, on the
+// spawner's stack (the deque's thieves have plenty): what libomp does past its 256-entry
+// deque and libgomp past 64 queued tasks per thread. A flood from one thread then costs a
+// call per task, not a queued task each, and holds at most this many at once.
+constexpr std::int64_t inline_after = 256;
 // A sleeper inside the scheduling loop re-checks at least this often (a safety net: every
 // spawn and completion that could concern it wakes it).
 constexpr long sleep_ns = 20'000'000;
@@ -157,6 +162,10 @@ void task_pool::claim_slot0(thread_state& ts) noexcept {
 void task_pool::spawn(task_node* t) noexcept {
     thread_state& ts = this_thread();
     const int s = slot_of_this_thread(ts);
+    if (s >= 0 && slots_[s].deque.holds_at_least(inline_after) && stack_has_room(ts)) {
+        run_inline(ts, t);
+        return;
+    }
     if (++ts.spawn_count % wait_sample_period == 0 && counting_.load(std::memory_order_relaxed))
         t->queued_at = runtime::now_ticks();
     bool queued = false;
@@ -347,6 +356,29 @@ runtime::ticks task_pool::execute(thread_state& ts, task_node* t, runtime::ticks
     return end;
 }
 
+bool task_pool::stack_has_room(const thread_state& ts) noexcept {
+    char here;  // the caller's frame, give or take this small one
+    return ts.stack_floor == 0 || reinterpret_cast<std::uintptr_t>(&here) > ts.stack_floor;
+}
+
+void task_pool::run_inline(thread_state& ts, task_node* t) noexcept {
+    // Counted as a visit of the scheduling loop that ran one task: the task's time goes to
+    // both cumulative and overall time (a thread outside the loop has no overall time
+    // running), and a spawning task's phase is split around it, as a wait splits it.
+    if (!counting_.load(std::memory_order_relaxed)) [[unlikely]] {
+        execute(ts, t, 0);
+        return;
+    }
+    const runtime::ticks start = runtime::now_ticks();
+    if (ts.task_depth > 0) counters_.cumulative.add(ns(start - ts.phase_start));
+    const runtime::ticks end = execute(ts, t, start);
+    if (ts.loop_depth == 0) counters_.overall.add(ns(end - start));
+    if (ts.task_depth > 0) {
+        ts.phase_start = end;
+        counters_.phases.add(1);
+    }
+}
+
 bool task_pool::spin_or_yield(runtime::ticks idle) const noexcept {
     if (idle < spin_ticks_) runtime::cpu_relax();
     else if (idle < spin_ticks_ + yield_ticks_) sched_yield();
@@ -433,8 +465,7 @@ void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) 
     // does not stop a thread that waits: it holds its core anyway, and a worker inside a
     // loop body that waits for its own tasks must run them when the limit (the node's
     // share, or set_task_concurrency) drops below its slot: no one else would.
-    char here;
-    const bool may_run = ts.stack_floor == 0 || reinterpret_cast<std::uintptr_t>(&here) > ts.stack_floor;
+    const bool may_run = stack_has_room(ts);
     const bool counting = counting_.load(std::memory_order_relaxed);
     const runtime::ticks enter = counting ? runtime::now_ticks() : 0;
     if (counting && ts.task_depth > 0) counters_.cumulative.add(ns(enter - ts.phase_start));  // its phase ends

@@ -105,6 +105,15 @@ public:
         return steal_result::taken;
     }
 
+    /// Owner only: at least `n` elements queued? Reads top (a line the thieves write) only
+    /// when the cached bound says so.
+    bool holds_at_least(std::int64_t n) noexcept {
+        const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+        if (b - top_seen_ < n) return false;
+        top_seen_ = top_.load(std::memory_order_acquire);
+        return b - top_seen_ >= n;
+    }
+
     /// A snapshot (any thread); exact only when no one else touches the deque.
     std::int64_t size() const noexcept {
         const std::int64_t b = bottom_.load(std::memory_order_relaxed);

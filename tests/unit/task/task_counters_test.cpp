@@ -4,7 +4,8 @@
 // asserted, on counter_reader deltas (other tests may have counted before):
 //   count/cumulative = N; phases = N when no task waits, within [tasks, tasks + waits] else;
 //   time/cumulative ≥ 0.9 · N · 20 µs; time/overall ≥ time/cumulative;
-//   pending-misses ≤ pending-accesses; Σ stolen-from = Σ stolen-to;
+//   pending-misses ≤ pending-accesses; Σ stolen-from = Σ stolen-to; a spawn run at once
+//   (past 256 queued) counted once, splitting its spawning task's phase;
 //   each raw counter's total = the sum of its worker-thread instances;
 //   the derived ones (idle-rate, time/average, time/average-overhead, time/cumulative-
 //   overhead, time/average-phase, time/average-phase-overhead, wait-time/pending) = their
@@ -135,7 +136,9 @@ TEST(TaskCounters, CountersAreRegisteredPerWorker) {
 
 TEST(TaskCounters, FlatWorkloadAccounting) {
     touch_scheduler();
-    const std::uint64_t n = 400;  // a multiple of the sampling period (16)
+    // A multiple of the sampling period (16), and all of them queued (256: a spawn past that
+    // many runs at once, unsampled).
+    const std::uint64_t n = 256;
     counter_reader reader = all_thread_counters();
     run_flat_workload(n);
     const values d = settle(reader, n);
@@ -200,12 +203,59 @@ TEST(TaskCounters, NestedWorkloadCountsPhasesOnce) {
     expect_raw_identities(d);
 }
 
+// Spawns past 256 queued run at once on the spawner. From the program's thread (no task, no
+// scheduling loop) each such run counts as a short visit of the loop: its time in both t_exec
+// and t_func, one phase. From inside a task, the spawner's phase is split around it (else
+// its time would be counted twice): t_exec stays near the tasks' own measured time, and
+// every run at once adds a phase. Workers are kept out (concurrency 1), so almost all run
+// at once.
+TEST(TaskCounters, SpawnsRunAtOnceAreCountedOnce) {
+    touch_scheduler();
+    constexpr std::uint64_t n = 2000;
+    const auto team = static_cast<std::uint64_t>(task_concurrency());
+    set_task_concurrency(1);
+    std::atomic<std::uint64_t> own_ns{0};  // the tasks' time, by their own clock readings
+    auto timed = [&own_ns] {
+        const runtime::ticks t0 = runtime::now_ticks();
+        task_test::spin_ns(spin_ns);
+        own_ns.fetch_add(runtime::ticks_to_ns(runtime::now_ticks() - t0), std::memory_order_relaxed);
+    };
+    counter_reader reader = all_thread_counters();
+    {
+        task_group g;
+        for (std::uint64_t i = 0; i < n; ++i) g.run(timed);
+    }
+    values d = settle(reader, n);
+    EXPECT_EQ(at(d, total + "count/cumulative"), n);
+    EXPECT_EQ(at(d, total + "count/cumulative-phases"), n) << "the program's thread is no task: one phase each";
+    expect_raw_identities(d);
+
+    own_ns.store(0);
+    {
+        task_group g;
+        g.run([&] {
+            task_group inner;
+            for (std::uint64_t i = 0; i < n; ++i) inner.run(timed);
+            inner.wait();
+        });
+    }
+    d = settle(reader, n + 1);
+    set_task_concurrency(0);
+    EXPECT_EQ(at(d, total + "count/cumulative"), n + 1);
+    // Each spawn past 256 (all but at most 256 + one per worker that slipped past the limit)
+    // split the spawning task: one more phase each, and one when its wait ended.
+    EXPECT_GE(at(d, total + "count/cumulative-phases"), (n + 1) + (n - 256 - team));
+    EXPECT_LE(at(d, total + "time/cumulative"), own_ns.load() + (n + 1) * 10'000)
+        << "the tasks' own time plus at most 10 µs each: the spawning task's phases leave out what ran at once";
+    expect_raw_identities(d);
+}
+
 // The main thread spawns everything into its own deque and then only joins a thread outside
 // the team (no slot) that waits for the group: every task is stolen, by a worker or by that
 // thread, and each steal counts once on each side.
 TEST(TaskCounters, StealsBalanceWithAThreadThatHasNoSlot) {
     touch_scheduler();  // the main thread holds slot 0
-    const std::uint64_t n = 800;
+    const std::uint64_t n = 256;  // all queued (a spawn past 256 queued runs at once)
     counter_reader reader = all_thread_counters();
     task_group g;
     for (std::uint64_t i = 0; i < n; ++i) g.run([] { task_test::spin_ns(spin_ns); });

@@ -2,7 +2,8 @@
 // every task runs exactly once, under random interleavings (seeded pauses, nesting modes),
 // from team threads and from plain threads outside it; exceptions; destruction with tasks
 // pending; nesting with parallel_for both ways; a chain of 20,000 nested waits (the stack
-// guard); the concurrency limit. The suite runs with ALOE_NUM_THREADS=4 (CMakeLists.txt).
+// guard); spawns that run at once past 256 queued; the concurrency limit. The suite runs
+// with ALOE_NUM_THREADS=4 (CMakeLists.txt).
 #include <aloe/aloe.hpp>
 #include <aloe/task.hpp>
 
@@ -453,6 +454,53 @@ TEST(TaskGroup, ChainDeeperThanEveryThreadsStackFinishes) {
     std::atomic<int> levels{0};
     chain_level(length, levels);
     EXPECT_EQ(levels.load(), length);
+}
+
+// A flood from one thread: past 256 queued on its deque, a spawn runs the task at once on
+// the spawning thread, so the group never holds more than 256 queued plus one running on each
+// worker; each task still runs once.
+TEST(TaskGroup, AFloodFromOneThreadHoldsAtMost256Queued) {
+    const auto n = static_cast<std::size_t>(scaled(20'000, 4'000));
+    const auto team = static_cast<std::size_t>(task_concurrency());
+    run_counts runs(n);
+    std::size_t most_pending = 0;
+    task_group g;
+    for (std::size_t i = 0; i < n; ++i) {
+        g.run([i, &runs] { runs.ran(i); });
+        most_pending = std::max(most_pending, g.pending());
+    }
+    EXPECT_LE(most_pending, 256 + (team - 1)) << "queued on this thread's deque, plus one per worker";
+    g.wait();
+    EXPECT_EQ(runs.exactly_once(), "");
+}
+
+// 4 KiB a link: the stack's floor comes after a few thousand frames (TSan cannot record a
+// stack of more than 65,536).
+[[gnu::noinline]] void spawn_chain(task_group& g, int left, std::atomic<int>& ran) {
+    volatile char frame[4096];
+    const auto at = static_cast<unsigned>(left) % sizeof frame;
+    frame[at] = 1;
+    ran.fetch_add(frame[at], std::memory_order_relaxed);
+    if (left > 0) g.run([&g, left, &ran] { spawn_chain(g, left - 1, ran); });
+}
+
+// With the deque full (workers kept out: concurrency 1), each spawn of a chain runs the next
+// link at once, one frame deeper: a chain far deeper than the stack must stop running at
+// once at the stack's floor (then it queues) rather than overflow.
+TEST(TaskGroup, SpawnsRunAtOnceOnlyWhileTheStackHasRoom) {
+    const int length = static_cast<int>(scaled(20'000, 6'000));  // 80 (24) MiB of frames
+    set_task_concurrency(1);
+    std::atomic<int> fillers{0};
+    std::atomic<int> ran{0};
+    {
+        task_group g;
+        for (int i = 0; i < 256; ++i) g.run([&fillers] { fillers.fetch_add(1, std::memory_order_relaxed); });
+        g.run([&g, length, &ran] { spawn_chain(g, length, ran); });
+        g.wait();
+    }
+    set_task_concurrency(0);
+    EXPECT_EQ(fillers.load(), 256);
+    EXPECT_EQ(ran.load(), length + 1);
 }
 
 TEST(TaskGroup, ConcurrencyLimitThenBack) {
