@@ -69,7 +69,7 @@ protected:
 
 TEST_F(TaskNodeShare, AShareOfOneKeepsTasksOnTheWaitingThread) {
     const int team = task_concurrency();
-    ASSERT_GE(team, 2) << "ALOE_NUM_THREADS=4 gives the pool four slots";
+    if (team < 2) GTEST_SKIP() << "a team of one has no worker a share could stop (CTest runs this suite with ALOE_NUM_THREADS=4)";
     answer.store(1);
     asked.store(0);
     runtime::set_thread_share_source(&fake_share);
@@ -89,6 +89,7 @@ TEST_F(TaskNodeShare, AShareOfOneKeepsTasksOnTheWaitingThread) {
 
 TEST_F(TaskNodeShare, AShareNeverRaisesTheProgramsOwnLimit) {
     const int team = task_concurrency();
+    if (team < 2) GTEST_SKIP() << "a team of one has no limit between one and its size (CTest runs this suite with ALOE_NUM_THREADS=4)";
     set_task_concurrency(2);
     answer.store(64);  // more than the pool has: clamped to its own count
     runtime::set_thread_share_source(&fake_share);
