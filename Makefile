@@ -104,14 +104,10 @@ s=$(1); t0=$$SECONDS; build=FAIL; tests=skipped; tb=0; tt=0; \
 if [ -n "$(SKIP_IF_RELEASE_BROKEN)" ] && grep -q '^FAIL  release  build FAIL' $(SUMMARY) 2>/dev/null; then \
   echo "$$s: skipped, the release build failed"; build=skipped; \
 elif { $(call configure,$(1)); } && $(WRAP_$(1)) $(CMAKE) --build $(DIR_$(1)) -j $(JOBS); then \
-  build=ok; tb=$$((SECONDS - t0)); t1=$$SECONDS; py=""; \
-  if [ "$(PYTHON_ALONGSIDE)" = "$$s" ]; then \
-    $(MAKE) --no-print-directory suite-python > build/python-alongside.log 2>&1 & py=$$!; fi; \
+  build=ok; tb=$$((SECONDS - t0)); t1=$$SECONDS; \
   if env $(ENV_$(1)) $(WRAP_$(1)) $(CTEST) --test-dir $(DIR_$(1)) --output-on-failure -j$(CTEST_JOBS_$(1)) \
        --timeout $(TIMEOUT_$(1)); then tests=ok; else tests=FAIL; fi; \
   tt=$$((SECONDS - t1)); \
-  if [ -n "$$py" ]; then \
-    wait $$py || true; echo "== python (ran alongside the $$s tests) =="; cat build/python-alongside.log; fi; \
 else tb=$$((SECONDS - t0)); fi; \
 if [ $$build = ok ] && [ $$tests = ok ]; then r=PASS; else r=FAIL; fi; \
 mkdir -p build; \
@@ -140,16 +136,11 @@ suite-python:
 
 # Every suite runs even when an earlier one fails (-k), except that a release build that does
 # not compile skips the sanitizer builds (they would fail the same way). The summary lists all.
-# The Python suite runs alongside the TSan tree's tests, whose many waiting tests left 58 of
-# their 210 CPU-seconds idle on 2 cores: together 109 s, one after the other 96 + 50 s. It
-# runs on its own when that tree did not build.
 test: deps
 	@mkdir -p build && rm -f $(SUMMARY)
 	@t0=$$SECONDS; rc=0; \
-	$(MAKE) --no-print-directory -k SKIP_IF_RELEASE_BROKEN=1 PYTHON_ALONGSIDE=tsan \
-	  suite-release suite-tsan suite-asan || rc=$$?; \
-	grep -q '^[A-Z]*  python ' $(SUMMARY) || $(MAKE) --no-print-directory suite-python || rc=1; \
-	if grep -q '^FAIL' $(SUMMARY); then rc=1; fi; \
+	$(MAKE) --no-print-directory -k SKIP_IF_RELEASE_BROKEN=1 \
+	  suite-release suite-tsan suite-asan suite-python || rc=$$?; \
 	echo "== summary ($$((SECONDS - t0))s) =="; cat $(SUMMARY); exit $$rc
 
 test-quick: deps

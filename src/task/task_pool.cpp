@@ -362,21 +362,27 @@ bool task_pool::stack_has_room(const thread_state& ts) noexcept {
 }
 
 void task_pool::run_inline(thread_state& ts, task_node* t) noexcept {
-    // Counted as a visit of the scheduling loop that ran one task: the task's time goes to
-    // both cumulative and overall time (a thread outside the loop has no overall time
-    // running), and a spawning task's phase is split around it, as a wait splits it.
     if (!counting_.load(std::memory_order_relaxed)) [[unlikely]] {
         execute(ts, t, 0);
         return;
     }
+    if (ts.task_depth > 0) {
+        // Spawned by a running task: that task's open phase covers this one's time, and
+        // t_exec counts each moment once, whichever task it is charged to. So no clock is
+        // read (two readings would cost more than a local pop, which shares one): the task
+        // and its phase are counted, its time stays in the spawner's phase.
+        counters_.tasks.add(1);
+        counters_.phases.add(1);
+        ++ts.task_depth;
+        t->execute(t);  // frees t
+        --ts.task_depth;
+        return;
+    }
+    // From outside any task: timed as a visit of the scheduling loop that ran one task (a
+    // thread outside the loop adds the same time to t_func, or idle-rate would go negative).
     const runtime::ticks start = runtime::now_ticks();
-    if (ts.task_depth > 0) counters_.cumulative.add(ns(start - ts.phase_start));
     const runtime::ticks end = execute(ts, t, start);
     if (ts.loop_depth == 0) counters_.overall.add(ns(end - start));
-    if (ts.task_depth > 0) {
-        ts.phase_start = end;
-        counters_.phases.add(1);
-    }
 }
 
 bool task_pool::spin_or_yield(runtime::ticks idle) const noexcept {
