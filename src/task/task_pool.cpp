@@ -362,27 +362,26 @@ bool task_pool::stack_has_room(const thread_state& ts) noexcept {
 }
 
 void task_pool::run_inline(thread_state& ts, task_node* t) noexcept {
-    if (!counting_.load(std::memory_order_relaxed)) [[unlikely]] {
-        execute(ts, t, 0);
+    const bool counting = counting_.load(std::memory_order_relaxed);
+    if (counting && ts.task_depth == 0) {
+        // From outside any task: timed as a visit of the scheduling loop that ran one task (a
+        // thread outside the loop adds the same time to t_func, or idle-rate would go negative).
+        const runtime::ticks start = runtime::now_ticks();
+        const runtime::ticks end = execute(ts, t, start);
+        if (ts.loop_depth == 0) counters_.overall.add(ns(end - start));
         return;
     }
-    if (ts.task_depth > 0) {
-        // Spawned by a running task: that task's open phase covers this one's time, and
-        // t_exec counts each moment once, whichever task it is charged to. So no clock is
-        // read (two readings would cost more than a local pop, which shares one): the task
-        // and its phase are counted, its time stays in the spawner's phase.
+    // Spawned by a running task: that task's open phase covers this one's time, and t_exec
+    // counts each moment once, whichever task it is charged to. So no clock is read (two
+    // readings would cost more than a local pop, which shares one): the task and its phase
+    // are counted, its time stays in the spawner's phase.
+    if (counting) {
         counters_.tasks.add(1);
         counters_.phases.add(1);
-        ++ts.task_depth;
-        t->execute(t);  // frees t
-        --ts.task_depth;
-        return;
     }
-    // From outside any task: timed as a visit of the scheduling loop that ran one task (a
-    // thread outside the loop adds the same time to t_func, or idle-rate would go negative).
-    const runtime::ticks start = runtime::now_ticks();
-    const runtime::ticks end = execute(ts, t, start);
-    if (ts.loop_depth == 0) counters_.overall.add(ns(end - start));
+    ++ts.task_depth;
+    t->execute(t);  // frees t
+    --ts.task_depth;
 }
 
 bool task_pool::spin_or_yield(runtime::ticks idle) const noexcept {

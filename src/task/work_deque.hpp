@@ -56,12 +56,7 @@ public:
     void push(T item) {
         const std::int64_t b = bottom_.load(std::memory_order_relaxed);
         ring* r = ring_.load(std::memory_order_relaxed);
-        // The owner's last reading of top stands in for top until the ring looks full (see
-        // "Top, cached"): a push reads no line the thieves write.
-        if (b - top_seen_ > static_cast<std::int64_t>(r->mask)) {
-            top_seen_ = top_.load(std::memory_order_acquire);
-            if (b - top_seen_ > static_cast<std::int64_t>(r->mask)) r = grow(r, top_seen_, b);
-        }
+        if (size_reaches(b, static_cast<std::int64_t>(r->mask) + 1)) r = grow(r, top_seen_, b);
         r->put(b, item);
         std::atomic_thread_fence(std::memory_order_release);
         // Release as well: ThreadSanitizer does not model fences, and without it reports the
@@ -105,14 +100,8 @@ public:
         return steal_result::taken;
     }
 
-    /// Owner only: at least `n` elements queued? Reads top (a line the thieves write) only
-    /// when the cached bound says so.
-    bool holds_at_least(std::int64_t n) noexcept {
-        const std::int64_t b = bottom_.load(std::memory_order_relaxed);
-        if (b - top_seen_ < n) return false;
-        top_seen_ = top_.load(std::memory_order_acquire);
-        return b - top_seen_ >= n;
-    }
+    /// Owner only: at least `n` elements queued?
+    bool holds_at_least(std::int64_t n) noexcept { return size_reaches(bottom_.load(std::memory_order_relaxed), n); }
 
     /// A snapshot (any thread); exact only when no one else touches the deque.
     std::int64_t size() const noexcept {
@@ -131,6 +120,15 @@ private:
         void put(std::int64_t i, T v) noexcept { cells[static_cast<std::size_t>(i) & mask].store(v, std::memory_order_relaxed); }
         T get(std::int64_t i) const noexcept { return cells[static_cast<std::size_t>(i) & mask].load(std::memory_order_relaxed); }
     };
+
+    // Owner only, with b its bottom: at least n elements? The cached lower bound of top stands
+    // in for top (see "Top, cached"); top, a line the thieves write, is re-read only when the
+    // bound says yes, and `top_seen_` is then current.
+    bool size_reaches(std::int64_t b, std::int64_t n) noexcept {
+        if (b - top_seen_ < n) return false;
+        top_seen_ = top_.load(std::memory_order_acquire);
+        return b - top_seen_ >= n;
+    }
 
     ring* grow(ring* old, std::int64_t t, std::int64_t b) {
         buffers_.reserve(buffers_.size() + 1);  // may throw before anything changed

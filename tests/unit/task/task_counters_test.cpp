@@ -216,12 +216,11 @@ TEST(TaskCounters, SpawnsRunAtOnceAreCountedOnce) {
     constexpr std::uint64_t n = 600, task_ns = 200'000;
     const auto team = static_cast<std::uint64_t>(task_concurrency());
     set_task_concurrency(1);
-    static thread_local const void* spawning = nullptr;  // the task spawning on this thread
-    std::atomic<std::uint64_t> own_ns{0};     // the tasks' time, by their own clock readings
-    std::atomic<std::uint64_t> at_once_ns{0};  // of it, tasks run at once inside the spawner
-    const void* spawner = nullptr;
+    static thread_local bool spawning = false;  // this thread is inside the spawning task's loop
+    std::atomic<std::uint64_t> own_ns{0};       // the tasks' time, by their own clock readings
+    std::atomic<std::uint64_t> at_once_ns{0};   // of it, tasks run at once inside the spawner
     auto timed = [&] {
-        const bool at_once = spawner != nullptr && spawning == spawner;
+        const bool at_once = spawning;
         const runtime::ticks t0 = runtime::now_ticks();
         task_test::spin_ns(task_ns);
         const std::uint64_t took = runtime::ticks_to_ns(runtime::now_ticks() - t0);
@@ -243,10 +242,9 @@ TEST(TaskCounters, SpawnsRunAtOnceAreCountedOnce) {
         task_group g;
         g.run([&] {
             task_group inner;
-            spawner = &inner;
-            spawning = &inner;
+            spawning = true;
             for (std::uint64_t i = 0; i < n; ++i) inner.run(timed);
-            spawning = nullptr;
+            spawning = false;
             inner.wait();
         });
     }
