@@ -100,6 +100,18 @@ public:
         return steal_result::taken;
     }
 
+    /// Owner only: the oldest element, as a thief takes it; false when empty or a thief took
+    /// it first. No fence: the owner's own bottom is current (the fence in steal orders a
+    /// thief's reading of bottom after its reading of top, against a pop in flight).
+    bool take_oldest(T& out) noexcept {
+        std::int64_t t = top_.load(std::memory_order_acquire);
+        if (t >= bottom_.load(std::memory_order_relaxed)) return false;
+        out = ring_.load(std::memory_order_relaxed)->get(t);
+        const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+        top_seen_ = won ? t + 1 : t;  // a failed CAS loaded the current top into t
+        return won;
+    }
+
     /// Owner only: at least `n` elements queued?
     bool holds_at_least(std::int64_t n) noexcept { return size_reaches(bottom_.load(std::memory_order_relaxed), n); }
 

@@ -484,23 +484,50 @@ TEST(TaskGroup, AFloodFromOneThreadHoldsAtMost256Queued) {
     if (left > 0) g.run([&g, left, &ran] { spawn_chain(g, left - 1, ran); });
 }
 
-// With the deque full (workers kept out: concurrency 1), each spawn of a chain runs the next
-// link at once, one frame deeper: a chain far deeper than the stack must stop running at
-// once at the stack's floor (then it queues) rather than overflow.
+// With the deque full (workers kept out: concurrency 1), each spawn runs the oldest queued
+// task at once, one frame deeper; here every queued task is a link of a chain that spawns
+// the next, so each run at once spawns again and the nesting only grows: far deeper than the
+// stack, it must stop running at once at the stack's floor (then it queues) rather than
+// overflow.
 TEST(TaskGroup, SpawnsRunAtOnceOnlyWhileTheStackHasRoom) {
-    const int length = static_cast<int>(scaled(20'000, 6'000));  // 80 (24) MiB of frames
+    const int chains = 257;  // the deque's bound, and one more spawn that starts the nesting
+    const int length = static_cast<int>(scaled(20'000, 6'000)) / chains;  // 80 (24) MiB of frames in all
     set_task_concurrency(1);
-    std::atomic<int> fillers{0};
     std::atomic<int> ran{0};
     {
         task_group g;
-        for (int i = 0; i < 256; ++i) g.run([&fillers] { fillers.fetch_add(1, std::memory_order_relaxed); });
-        g.run([&g, length, &ran] { spawn_chain(g, length, ran); });
+        for (int i = 0; i < chains; ++i) g.run([&g, length, &ran] { spawn_chain(g, length, ran); });
         g.wait();
     }
     set_task_concurrency(0);
-    EXPECT_EQ(fillers.load(), 256);
-    EXPECT_EQ(ran.load(), length + 1);
+    EXPECT_EQ(ran.load(), chains * (length + 1));
+}
+
+// Past the bound the oldest queued task runs, the new one queued in its place: a thread that
+// floods (and runs queued tasks only when it waits) runs them in the order it spawned them,
+// 256 spawns behind, instead of leaving the first 256 queued until it waits. (A worker of an
+// earlier test still in its loop may take a few from the top too: oldest first as well.)
+TEST(TaskGroup, PastTheBoundTheOldestQueuedRunsFirst) {
+    constexpr std::size_t n = 1000, bound = 256;
+    set_task_concurrency(1);  // no worker joins: this thread runs them
+    const std::thread::id me = std::this_thread::get_id();
+    run_counts runs(n);
+    std::vector<std::size_t> here;  // what this thread ran while spawning, in order
+    {
+        task_group g;
+        for (std::size_t i = 0; i < n; ++i)
+            g.run([i, me, &runs, &here] {
+                if (std::this_thread::get_id() == me) here.push_back(i);
+                runs.ran(i);
+            });
+        for (std::size_t i = 0; i < n - bound; ++i)
+            ASSERT_EQ(runs.counts[i].load(), 1) << "task " << i << " was still queued when task " << n - 1 << " was spawned";
+        ASSERT_GE(here.size(), n - bound - 8);
+        for (std::size_t k = 1; k < here.size(); ++k) ASSERT_LT(here[k - 1], here[k]) << "oldest first";
+        g.wait();
+    }
+    set_task_concurrency(0);
+    EXPECT_EQ(runs.exactly_once(), "");
 }
 
 TEST(TaskGroup, ConcurrencyLimitThenBack) {

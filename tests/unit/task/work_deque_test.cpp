@@ -95,8 +95,29 @@ TEST(TaskWorkDeque, BothEndsKeepOrderWhileTheRingWrapsAndGrows) {
     }
 }
 
-// One owner, three thieves, a random mix of push bursts and pops (the seed picks it), items
-// pointing to payloads written just before the push. Each item must be taken exactly once.
+TEST(TaskWorkDeque, OwnerTakesTheOldestAsAThiefWouldAndPushesInItsPlace) {
+    deque d(16);
+    for (std::uintptr_t i = 1; i <= 40; ++i) d.push(i);  // grown past 16 and 32
+    std::uintptr_t out = 0;
+    for (std::uintptr_t expect = 1; expect <= 100; ++expect) {  // the spawn cut-off's steady state
+        ASSERT_TRUE(d.take_oldest(out));
+        ASSERT_EQ(out, expect);
+        d.push(expect + 40);
+        ASSERT_EQ(d.size(), 40);
+    }
+    ASSERT_EQ(d.steal(out), deque::steal_result::taken);
+    EXPECT_EQ(out, 101u) << "thieves continue at the top";
+    ASSERT_TRUE(d.pop(out));
+    EXPECT_EQ(out, 140u) << "the owner's pop still takes the newest";
+    for (std::uintptr_t left = 0; d.take_oldest(out); ++left) ASSERT_EQ(out, 102 + left);
+    EXPECT_EQ(d.size(), 0);
+    EXPECT_FALSE(d.take_oldest(out));
+    EXPECT_FALSE(d.pop(out));
+}
+
+// One owner, three thieves, a random mix of push bursts, pops and takes of the oldest (the
+// seed picks it), items pointing to payloads written just before the push. Each item must be
+// taken exactly once.
 class TaskWorkDequeRace : public ::testing::TestWithParam<int> {};
 
 TEST_P(TaskWorkDequeRace, EveryItemIsTakenExactlyOnce) {
@@ -158,9 +179,14 @@ TEST_P(TaskWorkDequeRace, EveryItemIsTakenExactlyOnce) {
             payloads[next].check = next * 0x9e3779b97f4a7c15ULL;
             d.push(next);
         }
+        // Pops, and 1 in 3 a take of the oldest (the spawn cut-off's), racing the thieves at top.
         const std::uint64_t pops = r.below(burst + 2);
         for (std::uint64_t i = 0; i < pops; ++i) {
             std::uintptr_t item = 0;
+            if (r.below(3) == 0) {
+                if (d.take_oldest(item)) take(item);
+                continue;
+            }
             if (!d.pop(item)) break;
             take(item);
         }
