@@ -29,10 +29,10 @@ constexpr int max_relief_threads = 64;
 // spawner's stack (the deque's thieves have plenty), as libomp does past its 256-entry deque
 // and libgomp past 64 queued tasks per thread. A flood from one thread then costs a call per
 // task, not a queued task each, and holds at most this many at once. Unlike theirs, the task
-// run is the oldest queued one, the new one queued in its place: a thread that floods runs
-// queued tasks only when it waits, so running the newest left the first 256 queued until
-// then, and in a dataflow graph built by one thread every node downstream of them pending:
-// the whole graph alive in memory (taskflow_ports graph_traversal, 4 million nodes: 13.8 ->
+// run is the oldest queued one, the new one queued in its place (unless thieves are taking
+// from the top: spawn()): a thread that floods runs queued tasks only when it waits, so
+// running the newest left the first 256 queued until then, and in a dataflow graph built by
+// one thread every node downstream of them pending: the whole graph alive in memory (taskflow_ports graph_traversal, 4 million nodes: 13.8 ->
 // 4.3 s on one thread, 6.0 -> 2.5 s on two; bench/results/taskflow-ports-20261127-fifo).
 constexpr std::int64_t inline_after = 256;
 // A sleeper inside the scheduling loop re-checks at least this often (a safety net: every
@@ -171,14 +171,19 @@ void task_pool::spawn(task_node* t) noexcept {
         t->queued_at = runtime::now_ticks();
     if (s >= 0 && slots_[s].deque.holds_at_least(inline_after) && stack_has_room(ts)) {
         // The oldest queued task runs now and the new one takes its place (first in, first
-        // out past the bound); a thief that took the oldest first left room: queue as usual.
+        // out past the bound), unless thieves took from the top since the last look: they
+        // run the oldest already, and racing them for the top's line at every spawn would
+        // slow them and the spawner alike; the new task runs then. A thief that took the
+        // oldest just before the owner's CAS left room: queue as usual.
         work_deque<task_node*>& own = slots_[s].deque;
         task_node* oldest = nullptr;
-        if (own.take_oldest(oldest)) {
+        switch (own.take_oldest_unless_stolen(oldest)) {
+        case work_deque<task_node*>::take_result::stolen: run_inline(ts, t); return;
+        case work_deque<task_node*>::take_result::taken:
             own.push(t);  // never grows (one was just taken), so never throws
-            if (counting_.load(std::memory_order_relaxed)) counters_.pending_accesses.add(1);
             run_inline(ts, oldest);
             return;
+        case work_deque<task_node*>::take_result::none: break;
         }
     }
     bool queued = false;
