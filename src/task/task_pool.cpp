@@ -32,8 +32,9 @@ constexpr int max_relief_threads = 64;
 // run is the oldest queued one, the new one queued in its place (unless thieves are taking
 // from the top: spawn()): a thread that floods runs queued tasks only when it waits, so
 // running the newest left the first 256 queued until then, and in a dataflow graph built by
-// one thread every node downstream of them pending: the whole graph alive in memory (taskflow_ports graph_traversal, 4 million nodes: 13.8 ->
-// 4.3 s on one thread, 6.0 -> 2.5 s on two; bench/results/taskflow-ports-20261127-fifo).
+// one thread every node downstream of them pending: the whole graph alive in memory
+// (taskflow_ports graph_traversal, 4 million nodes: 13.8 -> 4.3 s on one thread, 6.0 -> 2.5 s
+// on two; bench/results/taskflow-ports-20261127-fifo).
 constexpr std::int64_t inline_after = 256;
 // A sleeper inside the scheduling loop re-checks at least this often (a safety net: every
 // spawn and completion that could concern it wakes it).
@@ -169,15 +170,15 @@ void task_pool::spawn(task_node* t) noexcept {
     const int s = slot_of_this_thread(ts);
     if (++ts.spawn_count % wait_sample_period == 0 && counting_.load(std::memory_order_relaxed))
         t->queued_at = runtime::now_ticks();
-    if (s >= 0 && slots_[s].deque.holds_at_least(inline_after) && stack_has_room(ts)) {
-        // The oldest queued task runs now and the new one takes its place (first in, first
-        // out past the bound), unless thieves took from the top since the last look: they
+    if (s >= 0 && stack_has_room(ts)) {
+        // Past the bound the oldest queued task runs now and the new one takes its place
+        // (first in, first out), unless thieves took from the top since the last look: they
         // run the oldest already, and racing them for the top's line at every spawn would
-        // slow them and the spawner alike; the new task runs then. A thief that took the
-        // oldest just before the owner's CAS left room: queue as usual.
+        // slow them and the spawner alike; the new task runs then. Below the bound, or when a
+        // thief took the oldest just before the owner's CAS (room now): queue as usual.
         work_deque<task_node*>& own = slots_[s].deque;
         task_node* oldest = nullptr;
-        switch (own.take_oldest_unless_stolen(oldest)) {
+        switch (own.take_oldest_past(inline_after, oldest)) {
         case work_deque<task_node*>::take_result::stolen: run_inline(ts, t); return;
         case work_deque<task_node*>::take_result::taken:
             own.push(t);  // never grows (one was just taken), so never throws

@@ -101,7 +101,8 @@ private:
     task_node* steal_from_others(thread_state& ts, int slot) noexcept;
     task_node* take_shared() noexcept;
     runtime::ticks execute(thread_state& ts, task_node* t, runtime::ticks start) noexcept;
-    /// A spawn past `inline_after` queued tasks: `t`, the oldest queued, runs now on this thread's stack.
+    /// A spawn past `inline_after` queued tasks: `t` (the oldest queued, or the new one while
+    /// thieves take from the top) runs now, on this thread's stack.
     void run_inline(thread_state& ts, task_node* t) noexcept;
     static bool stack_has_room(const thread_state& ts) noexcept;  // above the stack's floor
     std::uint64_t ns(runtime::ticks t) const noexcept { return ns_scale_.to_ns(t); }

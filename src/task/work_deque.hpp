@@ -102,26 +102,25 @@ public:
 
     enum class take_result { taken, stolen, none };
 
-    /// Owner only: the oldest element, as a thief takes it, unless a thief took from the top
-    /// since the owner's last call (`stolen`: thieves are taking the oldest already; the
-    /// owner's own takes do not count); `none` when empty or a thief took it first. No fence:
-    /// the owner's own bottom is current (the fence in steal orders a thief's reading of
-    /// bottom after its reading of top, against a pop in flight).
-    take_result take_oldest_unless_stolen(T& out) noexcept {
-        std::int64_t t = top_.load(std::memory_order_acquire);
+    /// Owner only, for a spawn past a bound (>= 1): with at least `bound` elements queued,
+    /// the oldest, as a thief takes it (`taken`), unless a thief took from the top since the
+    /// owner's last call that reached the bound (`stolen`: thieves are taking the oldest
+    /// already; the owner's own takes do not count); `none` below the bound, or when a thief
+    /// took it first. Reads top only at the bound, as push does (see "Top, cached"). No
+    /// fence: the owner's own bottom is current (the fence in steal orders a thief's reading
+    /// of bottom after its reading of top, against a pop in flight).
+    take_result take_oldest_past(std::int64_t bound, T& out) noexcept {
+        if (!size_reaches(bottom_.load(std::memory_order_relaxed), bound)) return take_result::none;
+        std::int64_t t = top_seen_;  // current: size_reaches just read top, and t < bottom
         if (t != top_looked_) {
             top_looked_ = t;
             return take_result::stolen;
         }
-        if (t >= bottom_.load(std::memory_order_relaxed)) return take_result::none;
         out = ring_.load(std::memory_order_relaxed)->get(t);
         const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
         top_seen_ = top_looked_ = won ? t + 1 : t;  // a failed CAS loaded the current top into t
         return won ? take_result::taken : take_result::none;
     }
-
-    /// Owner only: at least `n` elements queued?
-    bool holds_at_least(std::int64_t n) noexcept { return size_reaches(bottom_.load(std::memory_order_relaxed), n); }
 
     /// A snapshot (any thread); exact only when no one else touches the deque.
     std::int64_t size() const noexcept {
@@ -163,7 +162,7 @@ private:
     alignas(64) std::atomic<std::int64_t> top_{0};
     alignas(64) std::atomic<std::int64_t> bottom_{0};
     std::int64_t top_seen_ = 0;  // owner only: a lower bound of top (see "Top, cached")
-    std::int64_t top_looked_ = 0;  // owner only: top at take_oldest_unless_stolen's last call
+    std::int64_t top_looked_ = 0;  // owner only: top at take_oldest_past's last call that reached its bound
     std::atomic<ring*> ring_{nullptr};
     std::vector<std::unique_ptr<ring>> buffers_;  // owner only: every ring made (see Growth)
 };

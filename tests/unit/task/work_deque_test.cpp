@@ -100,17 +100,17 @@ TEST(TaskWorkDeque, OwnerTakesTheOldestAsAThiefWouldAndPushesInItsPlace) {
     for (std::uintptr_t i = 1; i <= 40; ++i) d.push(i);  // grown past 16 and 32
     std::uintptr_t out = 0;
     for (std::uintptr_t expect = 1; expect <= 100; ++expect) {  // the spawn cut-off's steady state
-        ASSERT_EQ(d.take_oldest_unless_stolen(out), deque::take_result::taken);
+        ASSERT_EQ(d.take_oldest_past(1, out), deque::take_result::taken);
         ASSERT_EQ(out, expect);
         d.push(expect + 40);
         ASSERT_EQ(d.size(), 40);
     }
     ASSERT_TRUE(d.pop(out));
     EXPECT_EQ(out, 140u) << "the owner's pop still takes the newest";
-    for (std::uintptr_t left = 0; d.take_oldest_unless_stolen(out) == deque::take_result::taken; ++left)
+    for (std::uintptr_t left = 0; d.take_oldest_past(1, out) == deque::take_result::taken; ++left)
         ASSERT_EQ(out, 101 + left);
     EXPECT_EQ(d.size(), 0);
-    EXPECT_EQ(d.take_oldest_unless_stolen(out), deque::take_result::none);
+    EXPECT_EQ(d.take_oldest_past(1, out), deque::take_result::none);
     EXPECT_FALSE(d.pop(out));
 }
 
@@ -118,15 +118,15 @@ TEST(TaskWorkDeque, OwnerLeavesTheOldestToThievesThatTookSinceItsLastLook) {
     deque d(16);
     for (std::uintptr_t i = 1; i <= 8; ++i) d.push(i);
     std::uintptr_t out = 0;
-    ASSERT_EQ(d.take_oldest_unless_stolen(out), deque::take_result::taken);
+    ASSERT_EQ(d.take_oldest_past(1, out), deque::take_result::taken);
     EXPECT_EQ(out, 1u);
     ASSERT_TRUE(d.pop(out));  // a pop at the bottom is no theft
-    ASSERT_EQ(d.take_oldest_unless_stolen(out), deque::take_result::taken) << "its own takes are no theft";
+    ASSERT_EQ(d.take_oldest_past(1, out), deque::take_result::taken) << "its own takes are no theft";
     EXPECT_EQ(out, 2u);
     ASSERT_EQ(d.steal(out), deque::steal_result::taken);
     EXPECT_EQ(out, 3u);
-    EXPECT_EQ(d.take_oldest_unless_stolen(out), deque::take_result::stolen);
-    ASSERT_EQ(d.take_oldest_unless_stolen(out), deque::take_result::taken) << "once per look";
+    EXPECT_EQ(d.take_oldest_past(1, out), deque::take_result::stolen);
+    ASSERT_EQ(d.take_oldest_past(1, out), deque::take_result::taken) << "once per look";
     EXPECT_EQ(out, 4u);
 }
 
@@ -199,7 +199,7 @@ TEST_P(TaskWorkDequeRace, EveryItemIsTakenExactlyOnce) {
         for (std::uint64_t i = 0; i < pops; ++i) {
             std::uintptr_t item = 0;
             if (r.below(3) == 0) {
-                if (d.take_oldest_unless_stolen(item) == deque::take_result::taken) take(item);
+                if (d.take_oldest_past(1, item) == deque::take_result::taken) take(item);
                 continue;
             }
             if (!d.pop(item)) break;
