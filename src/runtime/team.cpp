@@ -51,7 +51,7 @@ struct job_marker {
 constinit std::atomic<std::uint32_t> generation{0};
 
 constexpr std::array fork_order{fork_rank::omp_sites, fork_rank::loop_sites, fork_rank::counters,
-                                fork_rank::reports};
+                                fork_rank::reports, fork_rank::task_memory};
 constinit std::mutex hooks_mutex;
 constinit std::array<fork_hooks, fork_order.size()> hooks_at{};  // by position in fork_order
 

@@ -237,7 +237,9 @@ std::uint32_t fork_generation() noexcept;
 /// handlers in descending rank.
 /// `omp_sites` (the GOMP interposer's site tables, region pool and trace buffers) comes
 /// first: creating an interposer site pins a loop site while its table's mutex is held.
-enum class fork_rank : int { omp_sites = 5, loop_sites = 10, counters = 20, reports = 30 };
+/// `task_memory` (task/'s depot of blocks) comes last: its lock is held around a vector's
+/// push or pop and nothing else.
+enum class fork_rank : int { omp_sites = 5, loop_sites = 10, counters = 20, reports = 30, task_memory = 40 };
 
 /// One module's handlers around fork(): `prepare` takes its locks in the parent just before
 /// fork(); `parent` and `child` release them just after it, in each process (`child` may

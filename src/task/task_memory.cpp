@@ -13,9 +13,14 @@
 // uncut rest go to the depot, and the process keeps its peak, as the depot always did.
 // Larger objects use operator new. Under AddressSanitizer and ThreadSanitizer every block
 // goes to operator new/delete so the sanitizers see each use.
+#include "task/task_memory.hpp"
+
+#include "runtime/team.hpp"
+
 #include <aloe/task.hpp>
 
 #include <array>
+#include <atomic>
 #include <mutex>
 #include <vector>
 #include <cstddef>
@@ -61,8 +66,27 @@ struct depot {
     std::array<std::vector<block_list>, classes> batches;
 };
 
+// The depot as the fork hooks see it, without the guarded static (a fork during its first
+// use would wait on the guard for ever in the child).
+constinit std::atomic<depot*> depot_for_fork{nullptr};
+
+// A fork while another thread holds the depot's lock (a batch in flight) would leave it
+// held for ever in the child, whose threads then stop at their first refill.
+void lock_depot_for_fork() noexcept {
+    if (depot* d = depot_for_fork.load(std::memory_order_acquire)) d->mutex.lock();
+}
+void unlock_depot_after_fork() noexcept {
+    if (depot* d = depot_for_fork.load(std::memory_order_acquire)) d->mutex.unlock();
+}
+
 depot& shared_depot() {
-    static auto* d = new depot;
+    static depot* const d = [] {
+        auto* made = new depot;
+        depot_for_fork.store(made, std::memory_order_release);
+        runtime::register_fork_hooks(runtime::fork_rank::task_memory,
+                                     {&lock_depot_for_fork, &unlock_depot_after_fork, &unlock_depot_after_fork});
+        return made;
+    }();
     return *d;
 }
 
@@ -137,6 +161,8 @@ block_cache& cache() noexcept {
 }
 
 }  // namespace
+
+std::mutex& task_memory_depot_mutex() { return shared_depot().mutex; }
 
 void* task_allocate(std::size_t bytes) {
     const int c = class_of(bytes);

@@ -126,10 +126,40 @@ task_pool& task_pool::process() {
     if (p == nullptr || &p->team_ != &team) {
         // A new process team (first use, or the first after fork()): a new pool; the old one
         // is left with its team (a child of fork() has none of its threads).
+        task_pool* parent = p;
         p = new task_pool(team);
+        if (parent != nullptr) p->take_queued_after_fork(*parent);
         process_pool.store(p, std::memory_order_release);
     }
     return *p;
+}
+
+// A child of fork() (the only reason the process team is made again): the tasks the parent's
+// pool held queued at the fork are this process's too (its groups and futures count them),
+// but none of that pool's threads is here to run them, so they move to this pool's shared
+// queue, each deque's oldest first. Only this thread exists, so taking from the old deques
+// races no one. Not here: a task another thread was running at the fork, and the old shared
+// queue when a thread held its lock at the fork (docs/tasks.md, "after fork()").
+void task_pool::take_queued_after_fork(task_pool& parent) noexcept {
+    try {
+        for (int s = 0; s < parent.slot_count_; ++s) {
+            task_node* t = nullptr;
+            for (;;) {
+                const auto r = parent.slots_[s].deque.steal(t);
+                if (r == work_deque<task_node*>::steal_result::empty) break;
+                if (r == work_deque<task_node*>::steal_result::taken) shared_.push_back(t);
+            }
+        }
+        if (parent.shared_mutex_.try_lock()) {
+            std::lock_guard lock(parent.shared_mutex_, std::adopt_lock);
+            shared_.insert(shared_.end(), parent.shared_.begin(), parent.shared_.end());
+            parent.shared_.clear();
+        }
+    } catch (...) {  // no memory for the queue: the tasks not moved stay behind, as running ones
+    }
+    shared_size_.store(shared_.size(), std::memory_order_release);
+    const int limit = parent.user_limit_.load(std::memory_order_relaxed);
+    if (limit < parent.slot_count_) set_concurrency(limit);  // the program's limit holds in the child
 }
 
 void task_pool::adopt(thread_state& ts) noexcept {

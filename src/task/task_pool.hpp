@@ -94,6 +94,7 @@ private:
     static std::uint64_t next_random(thread_state& ts) noexcept;
 
     void adopt(thread_state& ts) noexcept;
+    void take_queued_after_fork(task_pool& parent) noexcept;
     static bool poll(void* pool, int worker) noexcept;  // the team's work source
     static void wake_for_fork(void* pool) noexcept;
     void worker_session(int worker) noexcept;

@@ -11,6 +11,7 @@
 #include "fork_safe_allocator.hpp"
 
 #include <aloe/aloe.hpp>
+#include <aloe/task.hpp>
 
 #include <gtest/gtest.h>
 
@@ -298,6 +299,67 @@ TEST(ProcessFork, ForkWhileOtherThreadsMakeSitesAndRunLoops) {
     }
     stop = true;
     for (std::thread& t : busy) t.join();
+}
+
+// Tasks in a child of fork(): a fresh pool on the child's fresh team runs them.
+int task_group_in_child(int n) {
+    std::atomic<long> sum{0};
+    aloe::task_group g;
+    for (int i = 0; i < n; ++i) g.run([&sum, i] { sum.fetch_add(i); });
+    g.wait();
+    aloe::future<long> f = aloe::async([] { return 42L; });
+    if (sum.load() != static_cast<long>(n) * (n - 1) / 2 || f.get() != 42) return wrong_coverage;
+    return ok;
+}
+
+TEST(ProcessFork, ChildRunsTasksOnAFreshPool) {
+    ASSERT_EQ(task_group_in_child(20'000), ok) << "the parent, before";
+    expect_exit_ok(in_child([] { return task_group_in_child(20'000); }));
+    EXPECT_EQ(task_group_in_child(20'000), ok) << "the parent goes on";
+}
+
+// Tasks queued at the fork belong to both processes: the child's wait runs its copies (the
+// parent's pool has no thread in the child), the parent's wait runs its own.
+TEST(ProcessFork, TasksQueuedAtTheForkRunInTheChildToo) {
+    aloe::set_task_concurrency(1);  // the workers stay out: every task stays queued
+    std::atomic<int> ran{0};
+    aloe::task_group g;
+    for (int i = 0; i < 100; ++i) g.run([&ran] { ran.fetch_add(1); });
+    const child_result r = in_child([&] {
+        g.wait();
+        if (ran.load() != 100) return static_cast<int>(wrong_coverage);
+        if (aloe::task_concurrency() != 1) return static_cast<int>(wrong_size);  // the program's limit holds
+        return task_group_in_child(1000);
+    });
+    aloe::set_task_concurrency(0);
+    g.wait();
+    EXPECT_EQ(ran.load(), 100) << "the parent's tasks ran once, in the parent";
+    expect_exit_ok(r);
+}
+
+// A thread floods tasks (blocks move between threads through task memory's depot, under its
+// lock) while the main thread forks again and again: every child runs its tasks.
+TEST(ProcessFork, ForkWhileAnotherThreadFloodsTasks) {
+#if defined(ALOE_ALLOCATOR_NOT_FORK_SAFE)
+    GTEST_SKIP() << ALOE_ALLOCATOR_NOT_FORK_SAFE_WHY;
+#endif
+    // Warm first: a fork while another thread makes the pool (its first use) is not covered
+    // (src/runtime/README.md, "After fork()": state another thread was initialising).
+    ASSERT_EQ(task_group_in_child(1000), ok);
+    std::atomic<bool> stop{false};
+    std::thread flood([&stop] {
+        while (!stop.load()) {
+            aloe::task_group g;
+            for (int i = 0; i < 5000; ++i) g.run([] {});
+            g.wait();
+        }
+    });
+    for (int round = 0; round < 20; ++round) {
+        expect_exit_ok(in_child([] { return task_group_in_child(3000); }));
+        if (HasFailure()) break;
+    }
+    stop = true;
+    flood.join();
 }
 
 }  // namespace

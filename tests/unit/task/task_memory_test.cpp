@@ -4,11 +4,18 @@
 // blocks reach the depot when it exits. Under ASan and TSan blocks come from operator new
 // one by one (the sanitizers see each use); the cache's own properties are tested in the
 // other builds only, and say so when skipped.
+#include "task/task_memory.hpp"
+
 #include <aloe/task.hpp>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -124,6 +131,36 @@ TEST(TaskMemory, AnExitingThreadLeavesItsSlabsRestToOthers) {
                                      "blocks before this test: ctest runs it alone)";
     for (std::size_t k = 0; k < per_slab; ++k)
         EXPECT_EQ(got[k], first + k * size) << "block " << k << " is not the exited thread's slab's";
+}
+
+TEST(TaskMemory, AForkWhileAnotherThreadHoldsTheDepotLeavesTheChildItsBlocks) {
+    if (sanitizer_build) GTEST_SKIP() << "sanitizer build: no depot (and no threads in a fork child under TSan)";
+    task_deallocate(task_allocate(64), 64);  // the depot exists, and its fork hooks
+    std::atomic<bool> holding{false};
+    std::thread holder([&holding] {
+        std::lock_guard lock(aloe::detail::task_memory_depot_mutex());
+        holding.store(true);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    });
+    while (!holding.load()) std::this_thread::yield();
+    // fork() now: the prepare hook waits for the holder, so the child's depot is free. A new
+    // thread of the child has an empty cache and goes to the depot at its first block.
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::alarm(10);  // a depot left locked: the child stops here, SIGALRM ends it
+        std::thread([] {
+            for (int k = 0; k < 3 * 256; ++k) task_deallocate(task_allocate(128), 128);
+            std::vector<void*> many;
+            for (int k = 0; k < 4 * 256; ++k) many.push_back(task_allocate(128));
+            for (void* p : many) task_deallocate(p, 128);
+        }).join();
+        ::_exit(0);
+    }
+    holder.join();
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "the child " << (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? "stopped on the depot's lock" : "failed");
 }
 
 }  // namespace
