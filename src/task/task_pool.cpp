@@ -9,6 +9,7 @@
 #include <aloe/team.hpp>
 
 #include <algorithm>
+#include <array>
 #include <pthread.h>
 #include <sched.h>
 
@@ -36,6 +37,8 @@ constexpr int max_relief_threads = 64;
 // (taskflow_ports graph_traversal, 4 million nodes: 13.8 -> 4.3 s on one thread, 6.0 -> 2.5 s
 // on two; bench/results/taskflow-ports-20261127-fifo).
 constexpr std::int64_t inline_after = 256;
+// A thief that finds a deque holding more than this many takes up to this many at once.
+constexpr int steal_batch = 8;
 // A sleeper inside the scheduling loop re-checks at least this often (a safety net: every
 // spawn and completion that could concern it wakes it).
 constexpr long sleep_ns = 20'000'000;
@@ -335,14 +338,32 @@ task_node* task_pool::steal_from_others(thread_state& ts, int s) noexcept {
             auto r = slots_[v].deque.steal(t);
             if (r == work_deque<task_node*>::steal_result::lost) r = slots_[v].deque.steal(t);  // once more
             if (r == work_deque<task_node*>::steal_result::taken) {
-                counters_.stolen_from.add_for_worker(v, 1);
-                counters_.stolen_to.add(1);
+                const int taken = 1 + steal_more(s, v);
+                counters_.stolen_from.add_for_worker(v, static_cast<std::uint64_t>(taken));
+                counters_.stolen_to.add(static_cast<std::uint64_t>(taken));
                 return t;
             }
         }
         begin = end;
     }
     return nullptr;
+}
+
+// After a steal from `v`, while its deque still holds more than `steal_batch`: up to
+// steal_batch - 1 more of its oldest, one CAS each, into the thief's own deque (empty: the
+// thief looked there first), the next oldest on top, so they run in their queued order and
+// others may steal them on. A flood from one thread then moves its tasks in batches: the
+// lines of the victim's top and bottom cross between cores once a batch, not once a task.
+int task_pool::steal_more(int s, int v) noexcept {
+    std::array<task_node*, steal_batch - 1> more;
+    int n = 0;
+    work_deque<task_node*>& victim = slots_[v].deque;
+    while (n < steal_batch - 1 && victim.size() > steal_batch) {
+        if (victim.steal(more[static_cast<std::size_t>(n)]) != work_deque<task_node*>::steal_result::taken) break;
+        ++n;
+    }
+    for (int k = n - 1; k >= 0; --k) slots_[s].deque.push(more[static_cast<std::size_t>(k)]);  // never grows
+    return n;
 }
 
 task_node* task_pool::find(thread_state& ts, int s, bool& local) noexcept {

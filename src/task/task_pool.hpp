@@ -100,6 +100,7 @@ private:
     void worker_session(int worker) noexcept;
     task_node* find(thread_state& ts, int slot, bool& local) noexcept;
     task_node* steal_from_others(thread_state& ts, int slot) noexcept;
+    int steal_more(int slot, int victim) noexcept;  // after a steal: more of the victim's oldest
     task_node* take_shared() noexcept;
     runtime::ticks execute(thread_state& ts, task_node* t, runtime::ticks start) noexcept;
     /// A spawn past `inline_after` queued tasks: `t` (the oldest queued, or the new one while

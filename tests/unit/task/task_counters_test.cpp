@@ -276,10 +276,47 @@ TEST(TaskCounters, StealsBalanceWithAThreadThatHasNoSlot) {
     const values d = settle(reader, n);
 
     EXPECT_EQ(at(d, total + "count/cumulative"), n);
-    EXPECT_EQ(at(d, total + "count/stolen-from-pending"), n) << "the spawning thread ran none of its tasks";
-    EXPECT_EQ(at(d, total + "count/stolen-to-pending"), n);
+    // Every task left slot 0 once (the spawning thread ran none); a worker's stolen batch
+    // may be stolen on from its deque, a second steal of the same task.
     EXPECT_EQ(at(d, "/threads{locality#0/worker-thread#0}/count/stolen-from-pending"), n)
         << "all from slot 0, the main thread's";
+    EXPECT_GE(at(d, total + "count/stolen-from-pending"), n) << "the spawning thread ran none of its tasks";
+    EXPECT_EQ(at(d, total + "count/stolen-to-pending"), at(d, total + "count/stolen-from-pending"));
+    expect_raw_identities(d);
+}
+
+// A thief that finds a deque holding more than 8 takes 8 of its oldest at once: it runs the
+// first and queues the others on its own deque. With worker 1 the only thief (concurrency 2)
+// and every task held until the test lets go, slot 0 has lost exactly one batch when the
+// first task starts (1 under single steals).
+TEST(TaskCounters, AThiefTakesABatchOfTheOldest) {
+    touch_scheduler();
+    set_task_concurrency(1);  // no thief while the deque fills
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    counter_reader reader = all_thread_counters();
+    const std::string from_slot0 = "/threads{locality#0/worker-thread#0}/count/stolen-from-pending";
+    std::atomic<bool> go{false};
+    std::atomic<int> started{0};
+    const std::uint64_t n = 65;
+    task_group g;
+    auto held = [&] {
+        started.fetch_add(1);
+        while (!go.load()) std::this_thread::yield();
+    };
+    for (std::uint64_t i = 0; i + 1 < n; ++i) g.run(held);
+    set_task_concurrency(2);
+    g.run(held);  // wakes worker 1, which finds 65 queued
+    ASSERT_TRUE(task_test::eventually([&] { return started.load() >= 1; }, 5.0)) << "worker 1 never stole";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::uint64_t first_steal = to_map(reader.peek())[from_slot0];
+    const int running = started.load();
+    go.store(true);
+    g.wait();
+    set_task_concurrency(0);
+    EXPECT_EQ(running, 1) << "one thief, held by its first task";
+    EXPECT_EQ(first_steal, 8u) << "the first steal took one batch: 8 of the 65 queued";
+    const values d = settle(reader, n);
+    EXPECT_EQ(at(d, total + "count/cumulative"), n);
     expect_raw_identities(d);
 }
 
