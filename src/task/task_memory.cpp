@@ -8,7 +8,7 @@
 // order from the thread's 64 KiB slab, not asked of malloc one at a time: a graph built
 // ahead of its run (a dataflow grid of millions of nodes) then lies in memory in creation
 // order, without malloc's headers and alignment padding between blocks (Taskflow's wavefront
-// through aloe::dataflow, 4 M joins, took 2.6x the time on one thread with a memalign per
+// through aloe::dataflow, 4 M joins, took 2.7x the time on one thread with a memalign per
 // block). Blocks are never freed one by one: an exiting thread's free blocks and its slab's
 // uncut rest go to the depot, and the process keeps its peak, as the depot always did.
 // Larger objects use operator new. Under AddressSanitizer and ThreadSanitizer every block

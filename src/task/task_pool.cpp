@@ -349,19 +349,19 @@ task_node* task_pool::steal_from_others(thread_state& ts, int s) noexcept {
     return nullptr;
 }
 
-// After a steal from `v`, while its deque still holds more than `steal_batch`: up to
-// steal_batch - 1 more of its oldest, one CAS each, into the thief's own deque (empty: the
+// After a steal from `v`, when its deque still holds more than `steal_batch`: up to
+// steal_batch - 1 more of its oldest (leaving it at least steal_batch), one CAS each, into the thief's own deque (empty: the
 // thief looked there first), the next oldest on top, so they run in their queued order and
 // others may steal them on. A flood from one thread then moves its tasks in batches: the
 // lines of the victim's top and bottom cross between cores once a batch, not once a task.
 int task_pool::steal_more(int s, int v) noexcept {
     std::array<task_node*, steal_batch - 1> more;
-    int n = 0;
     work_deque<task_node*>& victim = slots_[v].deque;
-    while (n < steal_batch - 1 && victim.size() > steal_batch) {
-        if (victim.steal(more[static_cast<std::size_t>(n)]) != work_deque<task_node*>::steal_result::taken) break;
-        ++n;
-    }
+    // Sized once (each steal reads top and bottom again itself); the victim's own pops and
+    // other thieves in between are settled by the steals, which stop at the first miss.
+    const auto wanted = std::min<std::int64_t>(steal_batch - 1, victim.size() - steal_batch);
+    int n = 0;
+    while (n < wanted && victim.steal(more[static_cast<std::size_t>(n)]) == work_deque<task_node*>::steal_result::taken) ++n;
     for (int k = n - 1; k >= 0; --k) slots_[s].deque.push(more[static_cast<std::size_t>(k)]);  // never grows
     return n;
 }
