@@ -11,7 +11,10 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <vector>
 
@@ -195,6 +198,11 @@ struct daemon_client::impl {
     /// the daemon's socket is read during a long loop as at a region's start.
     static void refresh_in_loop() noexcept;
 
+    // The listener (listen_for_answers): a thread asleep in poll() on the socket that reads
+    // each answer as it comes.
+    std::atomic<bool> listening{false};
+    static void* listen_main(void* self) noexcept;
+
     void poll(unsigned own) {
         const std::int64_t now = now_ns();
         if (fd < 0) {
@@ -206,6 +214,32 @@ struct daemon_client::impl {
             say(true, "W707", "aloed at " + connected_to + " has not answered in 1 s", own);
     }
 };
+
+void* daemon_client::impl::listen_main(void* self) noexcept {
+    impl& i = *static_cast<impl*>(self);
+    for (;;) {
+        int fd = -1;
+        {
+            std::lock_guard lock(i.mutex);
+            fd = i.fd;
+        }
+        if (fd < 0) {  // dialling stays with the program's own calls (regions, loops, waits)
+            const timespec ts{0, 10'000'000};
+            nanosleep(&ts, nullptr);
+            continue;
+        }
+        // A bounded sleep: the socket may be closed and its number reused meanwhile.
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 100) <= 0 || (p.revents & POLLNVAL) != 0) continue;
+        std::lock_guard lock(i.mutex);
+        if (i.fd != fd) continue;
+        i.next_poll.store(now_ns() + i.poll_every.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        try {
+            i.poll(i.last_own.load(std::memory_order_relaxed));
+        } catch (...) {  // a message that could not be said (no memory): the next look says it
+        }
+    }
+}
 
 namespace {
 daemon_client::impl* the_process_client = nullptr;
@@ -226,6 +260,7 @@ void drop_in_fork_child() {
     loop::lift_participant_limit();
     i.next_dial = 0;
     i.next_poll.store(0, std::memory_order_relaxed);
+    i.listening.store(false, std::memory_order_relaxed);  // the listener thread stayed in the parent
 }
 }  // namespace
 
@@ -360,6 +395,33 @@ unsigned daemon_client::borrowed() const { return impl_->borrowed.load(std::memo
 void daemon_client::poll_fast(bool on) {
     impl_->poll_every.store(on ? poll_fast_ns : poll_every_ns, std::memory_order_relaxed);
     if (on) impl_->next_poll.store(0, std::memory_order_relaxed);
+}
+
+bool daemon_client::listen_for_answers() {
+    impl& i = *impl_;
+    if (i.mode == runtime::daemon_mode::off || i.listening.exchange(true, std::memory_order_acq_rel)) return false;
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) {
+        i.listening.store(false, std::memory_order_release);
+        return false;
+    }
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    // Signals go to the program's threads; the listener keeps the caller's CPUs.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    const int rc = pthread_create(&t, &attr, &impl::listen_main, &i);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        i.listening.store(false, std::memory_order_release);
+        runtime::report_once({runtime::report_level::info, runtime::report_category::coord, "I708",
+                              "no thread to hear aloed's answers as they come", "answers read every 0.5 ms from loops"});
+        return false;
+    }
+    return true;
 }
 
 bool daemon_client::allocated() const { return impl_->allocation.load(std::memory_order_relaxed) > 0; }

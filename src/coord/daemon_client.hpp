@@ -71,6 +71,10 @@ public:
     unsigned borrowed() const;
     /// Polls the socket every 0.5 ms from loops and region starts (a process that may lend).
     void poll_fast(bool on);
+    /// Starts a thread that sleeps in poll() on the socket and reads each answer as it comes
+    /// (a process that may borrow: a lent core joins its running loop at the next chunk, not
+    /// at participant 0's next 0.5 ms poll). Once per process; false when it did not start.
+    bool listen_for_answers();
 
     /// One line for `aloe info` and the exit report: connected (where, allocation, clients)
     /// or why not.

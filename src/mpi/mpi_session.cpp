@@ -130,6 +130,8 @@ std::string lending_json() {
            ", \"phase_misses\": " + std::to_string(l.phase_misses) + ", \"phase_core_s\": " + runtime::json_number(l.phase_core_s) +
            ", \"lend_cost_s\": " + runtime::json_number(l.lend_cost_s) +
            ", \"refused_for_cost\": " + std::to_string(l.refused_for_cost) +
+           ", \"idle_core_wakes\": " + std::to_string(l.idle_core_wakes) +
+           ", \"idle_core_watch\": " + (l.idle_core_watch ? "true" : "false") +
            ", \"regions_without_guests\": " + std::to_string(runtime::regions_kept_without_guests()) + ",\n  " +
            lending_steps_json() + "}";
 }

@@ -2,8 +2,8 @@
 // call becomes its nonblocking form and a loop of tests (the library's own MPI_Test*, which
 // also drive its progress engine), spinning as the library would while nothing is lent, and
 // once the cores are lent giving the CPU away between tests: sched_yield for the first
-// 20 us, then sleeps that double from 20 us up to 100 us. A borrower's thread on that core
-// then runs nearly undisturbed (DLB's lender, inside a busy-polling MPI, keeps spinning on
+// 20 us, then sleeps that double from 20 us up to 100 us, ended early once the core is idle
+// (idle_core_watch.hpp). A borrower's thread on that core then runs nearly undisturbed (DLB's lender, inside a busy-polling MPI, keeps spinning on
 // the core it lent: 1.4-5.6x slower than no lending in issue 19's measurements), and the
 // call returns at most about one sleep after its completion.
 //
@@ -21,10 +21,13 @@
 
 namespace aloe::mpi {
 
-/// What the wait does besides testing: lend the rank's cores (returns whether it did).
+/// What the wait does besides testing: lend the rank's cores (returns whether it did), and
+/// how it sleeps between tests once they are lent (nullptr: nanosleep; libaloe-mpi's ends
+/// early once the lent core is idle, idle_core_watch.hpp).
 struct lend_link {
     bool (*lend)(void* ctx) noexcept = nullptr;
     void* ctx = nullptr;
+    void (*nap)(double seconds) noexcept = nullptr;
 };
 
 struct wait_outcome {
@@ -34,7 +37,7 @@ struct wait_outcome {
     double waited_s = 0;
 };
 
-inline void pause_politely(double since_lent_s) noexcept {
+inline void pause_politely(double since_lent_s, void (*nap_for)(double seconds) noexcept = nullptr) noexcept {
     constexpr double yield_for_s = 20e-6;
     if (since_lent_s < yield_for_s) {
         sched_yield();
@@ -42,6 +45,10 @@ inline void pause_politely(double since_lent_s) noexcept {
     }
     // 20, 40, 80, then 100 us: the longer the wait has lasted, the less a late wake-up costs.
     const double nap = std::min(100e-6, 20e-6 * static_cast<double>(1u << std::min(3, static_cast<int>(since_lent_s / 100e-6))));
+    if (nap_for != nullptr) {
+        nap_for(nap);
+        return;
+    }
     const timespec ts{0, static_cast<long>(nap * 1e9)};
     nanosleep(&ts, nullptr);
 }
@@ -73,7 +80,7 @@ wait_outcome wait_politely(Test&& test, const lending_settings& rule, std::optio
             }
             continue;  // spin, as the library's own wait would
         }
-        pause_politely(runtime::ticks_to_seconds(now - lent_at));
+        pause_politely(runtime::ticks_to_seconds(now - lent_at), link.nap);
     }
     out.waited_s = runtime::ticks_to_seconds(runtime::now_ticks() - start);
     return out;

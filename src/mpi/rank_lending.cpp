@@ -1,6 +1,7 @@
 #include "mpi/rank_lending.hpp"
 
 #include "coord/daemon_client.hpp"
+#include "mpi/idle_core_watch.hpp"
 #include "mpi/lend_cost.hpp"
 #include "mpi/lending_steps.hpp"
 #include "mpi/slack_board.hpp"
@@ -123,6 +124,9 @@ bool lend_now(void*) noexcept {
     }
 }
 
+// Between the tests of a lent wait: up to `seconds`, less once the lent core is idle.
+void nap_until_idle(double seconds) noexcept { (void)idle_core_watch::process().nap(seconds); }
+
 void add(std::atomic<double>& a, double v) noexcept {
     for (double old = a.load(std::memory_order_relaxed); !a.compare_exchange_weak(old, old + v, std::memory_order_relaxed);) {
     }
@@ -239,6 +243,7 @@ void lending_after_init(MPI_Comm world) noexcept {
         coord::daemon_client& c = client();
         (void)c.threads(1);  // dials now: the hello's answer comes while the program starts
         c.poll_fast(true);
+        (void)c.listen_for_answers();
         runtime::report_once({runtime::report_level::info, runtime::report_category::mpi, "I603",
                               "libaloe-mpi: lending " + std::string(runtime::to_string(mode)) + ", " +
                                   std::to_string(local) + " ranks on this node, " + std::to_string(spare_now(l)) +
@@ -287,7 +292,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     runtime::send_idle_guests_home(false);  // guests on cores taken back leave them
     const double entry_s = l.clock_at(runtime::now_ticks());
     const lending_settings rule = rule_for_this_wait(l, entry_s, predicted);
-    const wait_outcome out = wait_politely(run_test, rule, predicted, lend_link{&lend_now, nullptr});
+    const wait_outcome out = wait_politely(run_test, rule, predicted, lend_link{&lend_now, nullptr, &nap_until_idle});
     const unsigned phase_cores = l.phase_cores;
     l.phase_cores = 0;
     // After the call: take the cores back (asking for more, when this rank is critical), or
@@ -350,6 +355,8 @@ lending_totals lending_statistics() noexcept {
     t.phase_core_s = l.phase_core_s.load(std::memory_order_relaxed);
     t.lend_cost_s = l.lend_cost_s.load(std::memory_order_relaxed);
     t.refused_for_cost = l.refused_for_cost.load(std::memory_order_relaxed);
+    t.idle_core_wakes = idle_core_watch::process().early_wakes();
+    t.idle_core_watch = idle_core_watch::process().watching();
     t.mode = runtime::to_string(l.rule.mode).data();
     t.collectives = l.collectives;
     return t;

@@ -54,6 +54,8 @@ struct lending_totals {
     double phase_core_s = 0;         ///< core-seconds lent that way
     double lend_cost_s = 0;              ///< predictive: what a lend cost the lender's next phase (lend_cost.hpp)
     std::uint64_t refused_for_cost = 0;  ///< predictive: lends refused because the slack did not cover it
+    std::uint64_t idle_core_wakes = 0;   ///< naps of lent waits ended because the lent core fell idle
+    bool idle_core_watch = false;        ///< the SCHED_IDLE sentinel runs (idle_core_watch.hpp)
     const char* mode = "off";
     bool collectives = false;
 };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 
@@ -20,10 +21,11 @@ inline void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected)
     syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
 }
 
-/// As futex_wait, for at most `ns` nanoseconds.
-inline void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected, long ns) noexcept {
+/// As futex_wait, for at most `ns` nanoseconds. Returns false when the time ran out.
+inline bool futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected, long ns) noexcept {
     timespec limit{ns / 1'000'000'000L, ns % 1'000'000'000L};
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &limit, nullptr, 0);
+    return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &limit, nullptr, 0) == 0 ||
+           errno != ETIMEDOUT;
 }
 
 /// Wakes up to `n` threads sleeping on `word`.

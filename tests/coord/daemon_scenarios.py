@@ -283,6 +283,10 @@ def scenario_daemon_dies():
         on = dict(s.env, ALOE_DAEMON="on")
         a = s.program(4, 4, env=on)
         wait_until(lambda: (st := s.status()) and len(st["clients"]) == 1, "the program to register")
+        # The program reads the daemon's answer at its next poll (every 10 ms from its regions):
+        # stopped at once, it could read the answer and the hang-up in one look and never run
+        # a region with 2 (it failed so in 6 of 7 runs on a quick VM). Half a second is 50 polls.
+        time.sleep(0.5)
         s.aloe("daemon", "stop")
         out, err = a.communicate(timeout=DEADLINE_S)
         sizes = team_sizes(out)
