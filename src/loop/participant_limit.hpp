@@ -24,6 +24,8 @@
 // the limit drops below it, like any participant.
 #pragma once
 
+#include "runtime/borrowed_cores.hpp"
+
 #include <atomic>
 #include <climits>
 
@@ -80,6 +82,9 @@ inline bool must_leave(int id) noexcept {
         }
         return false;
     }
+    // A guest on a lent CPU lets the lender in between its chunks (runtime/borrowed_cores.hpp).
+    if (runtime::on_lent_cpu()) [[unlikely]]
+        runtime::yield_to_lender();
     return id >= participant_limit_detail::limit.load(std::memory_order_relaxed);
 }
 

@@ -93,6 +93,7 @@ bool take_guest_seat(int thread, int own_threads, bool* moved) noexcept {
     if (!guest) {
         if (!s.in_body) go_home(t, s, 0);  // inside a guest's body (a nested region) it stays
         maybe_away = s.cpu >= 0;
+        runtime::set_on_lent_cpu(maybe_away);
         return false;
     }
     if (s.in_body) return false;  // a nested region inside a guest's body
@@ -113,6 +114,7 @@ bool take_guest_seat(int thread, int own_threads, bool* moved) noexcept {
         }
     }
     maybe_away = s.cpu >= 0;
+    runtime::set_on_lent_cpu(maybe_away);
     s.in_body = true;
     return true;
 }
@@ -125,6 +127,7 @@ void leave_guest_seat() noexcept {
     s.in_body = false;
     if (s.cpu >= 0 && !still_borrowed(s.cpu)) go_home(t, s, 0);
     maybe_away = s.cpu >= 0;
+    runtime::set_on_lent_cpu(maybe_away);
 }
 
 void send_guests_home(bool everyone) noexcept {
@@ -132,7 +135,9 @@ void send_guests_home(bool everyone) noexcept {
     if (t.away.load(std::memory_order_relaxed) == 0) return;
     std::lock_guard lock(t.lock);
     for (seat& s : t.seats) {
-        if (s.tid == 0 || s.in_body || s.cpu < 0 || (!everyone && still_borrowed(s.cpu))) continue;
+        // A thread inside a region's body too: it finishes its part on the rank's own CPUs
+        // instead of waiting for the returned lender's time slice there.
+        if (s.tid == 0 || s.cpu < 0 || (!everyone && still_borrowed(s.cpu))) continue;
         if (!ours(s.tid)) {
             t.away.fetch_sub(1, std::memory_order_relaxed);
             s = seat{};  // that thread has exited: its seat is free

@@ -5,8 +5,10 @@
 // region (NAS BT-MZ runs about 100 regions a step; moving twice a region cost its borrowing
 // rank 1-2 ms a step on the VM). A thread goes back to its own mask when a region starts
 // with it among the own threads, when its seat ends on a core no longer borrowed, and,
-// asleep, when the borrowed cores change (the daemon took the core back: the process's
-// thread that hears it moves it, checking first that the thread is still this process's),
+// asleep or inside a region's body, when the borrowed cores change (the daemon took the core
+// back: the process's thread that hears it moves it, checking first that the thread is still
+// this process's; a body goes on on the rank's own CPUs instead of waiting for the returned
+// lender's time slice on the lent one),
 // when the rank enters a blocking MPI call and its core is no longer borrowed, and at
 // MPI_Finalize (libaloe-mpi): after the job no thread stays on another rank's CPU. (Sending
 // every guest home at every blocking call moved each twice a step, and the region after the
@@ -24,8 +26,8 @@ bool take_guest_seat(int thread, int own_threads, bool* moved = nullptr) noexcep
 /// After the body of a guest: it stays unless its core is no longer borrowed.
 void leave_guest_seat() noexcept;
 
-/// Guests not in a region's body go home: all of them (`everyone`: MPI_Finalize), or those
-/// whose CPU is no longer borrowed (the borrowed cores changed, or the rank entered a
+/// Guests go home, in a region's body or not: all of them (`everyone`: MPI_Finalize), or
+/// those whose CPU is no longer borrowed (the borrowed cores changed, or the rank entered a
 /// blocking MPI call). The runtime's guests_home_hook.
 void send_guests_home(bool everyone) noexcept;
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <mutex>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace aloe::runtime {
@@ -23,6 +24,25 @@ constinit std::atomic<bool> daemon_socket_seen{false};
 constinit std::atomic<borrowing_threads_source> borrowing_source{nullptr};
 constinit std::atomic<guests_home_hook> guests_home{nullptr};
 constinit std::atomic<std::uint64_t> kept_without_guests{0};
+
+// The process team's spares on a borrowed CPU, by spare index (pin_to_borrowed_cpu): a
+// take-back moves them home at once, a chunk in progress included (set_borrowed_cores).
+// Left there, a guest finished its chunk only when the returned lender's time slice let it
+// (2.1 ms median at 100 us chunks, bench/results/reclaim-bound-20261127b), and its loop waited.
+struct guest_thread {
+    int tid = 0;   // 0: no spare pinned itself here yet
+    int cpu = -1;  // the borrowed CPU it is pinned to; -1: home
+    cpu_set_t home{};
+};
+struct guest_table {
+    spin_lock lock;  // a spare's pin and a take-back's moves (both rare: per lend)
+    std::array<guest_thread, borrowable_most_named> slots{};
+    int used = 0;
+};
+guest_table& guests_on_borrowed_cpus() noexcept {
+    static guest_table t;
+    return t;
+}
 
 // The running total of borrowed core-seconds: held count × time, summed at each change.
 struct borrowed_time {
@@ -84,7 +104,27 @@ void set_borrowed_cores(int n, const std::vector<int>& cpus) noexcept {
     borrowed_named.store(static_cast<int>(k), std::memory_order_relaxed);
     borrowed_count.store(std::max(n, 0), std::memory_order_relaxed);
     borrowed_generation.fetch_add(1, std::memory_order_release);  // publishes the CPUs to a spare's acquire
+    move_guests_off_taken_back_cpus();
     if (const guests_home_hook h = guests_home.load(std::memory_order_acquire)) h(false);
+}
+
+bool cpu_still_borrowed(int cpu) noexcept {
+    const int named = borrowed_cores_named();
+    for (int i = 0; i < named; ++i)
+        if (borrowed_named_cpu[static_cast<std::size_t>(i)].load(std::memory_order_relaxed) == cpu) return true;
+    return false;
+}
+
+void move_guests_off_taken_back_cpus() noexcept {
+    guest_table& t = guests_on_borrowed_cpus();
+    std::lock_guard lock(t.lock);
+    for (int i = 0; i < t.used; ++i) {
+        guest_thread& g = t.slots[static_cast<std::size_t>(i)];
+        if (g.cpu < 0 || cpu_still_borrowed(g.cpu)) continue;
+        g.cpu = -1;
+        // Only a thread of this process (a thread id is reused only once its thread is gone).
+        if (g.tid > 0 && syscall(SYS_tgkill, getpid(), g.tid, 0) == 0) sched_setaffinity(g.tid, sizeof g.home, &g.home);
+    }
 }
 
 int borrowed_cpu_for_spare(int index) noexcept {
@@ -100,10 +140,43 @@ void pin_to_borrowed_cpu(int index, const cpu_set_t& otherwise) noexcept {
     const int cpu = borrowed_cpu_for_spare(index);
     cpu_set_t set;
     CPU_ZERO(&set);
-    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+    const bool borrowed = cpu >= 0 && cpu < CPU_SETSIZE;
+    if (borrowed) CPU_SET(cpu, &set);
     else set = otherwise;
-    sched_setaffinity(0, sizeof set, &set);
+    const bool moved = sched_setaffinity(0, sizeof set, &set) == 0;
+    set_on_lent_cpu(borrowed && moved);
+    if (index < 0 || static_cast<std::size_t>(index) >= borrowable_most_named) return;
+    static thread_local const int my_tid = static_cast<int>(syscall(SYS_gettid));
+    guest_table& t = guests_on_borrowed_cpus();
+    std::lock_guard lock(t.lock);
+    guest_thread& g = t.slots[static_cast<std::size_t>(index)];
+    g.tid = my_tid;  // a team made later may have another thread as spare `index`
+    g.home = otherwise;
+    g.cpu = borrowed && moved ? cpu : -1;
+    t.used = std::max(t.used, index + 1);
 }
+
+namespace lent_cpu_detail {
+thread_local bool on_lent_cpu __attribute__((tls_model("initial-exec"))) = false;
+}
+
+namespace {
+constinit thread_local ticks next_yield __attribute__((tls_model("initial-exec"))) = 0;
+constinit std::atomic<std::uint64_t> yields{0};
+}  // namespace
+
+void set_on_lent_cpu(bool on) noexcept { lent_cpu_detail::on_lent_cpu = on; }
+
+void yield_to_lender() noexcept {
+    static const ticks every = static_cast<ticks>(100e-6 * ticks_per_second());
+    const ticks now = now_ticks();
+    if (now < next_yield) return;
+    next_yield = now + every;
+    sched_yield();
+    yields.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t guest_yields() noexcept { return yields.load(std::memory_order_relaxed); }
 
 void set_guests_home_hook(guests_home_hook hook) noexcept {
     guests_home.store(hook, std::memory_order_release);

@@ -61,8 +61,13 @@ int borrowed_cores_named() noexcept;
 
 /// Pins the calling thread onto the CPU of borrowed core `index`, or onto `otherwise` when
 /// that core has no CPU named. A CPU the process's cgroup does not allow is refused by the
-/// kernel: the thread stays where it was (slower, never wrong).
+/// kernel: the thread stays where it was (slower, never wrong). The thread is remembered as
+/// spare `index`: when its CPU is taken back, set_borrowed_cores() moves it to `otherwise`
+/// at once, whatever it is running.
 void pin_to_borrowed_cpu(int index, const cpu_set_t& otherwise) noexcept;
+
+/// Moves the spares pinned to CPUs no longer borrowed home (set_borrowed_cores does).
+void move_guests_off_taken_back_cpus() noexcept;
 
 /// Who puts threads on borrowed cores in this process, and how many it can: the process
 /// team's spare workers by default; under `aloe run` the interposer, whose regions take
@@ -88,5 +93,21 @@ std::uint64_t regions_kept_without_guests() noexcept;
 /// have heard the take-back yet), or all of them (true: MPI_Finalize, after the job's last
 /// step no thread stays on another rank's CPU).
 void send_idle_guests_home(bool everyone) noexcept;
+
+/// Whether the calling thread runs on a CPU another rank lent (a guest). Its loops then give
+/// the CPU back between chunks now and then (yield_to_lender): the lender's polite wait naps
+/// between its MPI tests, and a guest that computes chunk after chunk kept it off its own
+/// CPU for a whole time slice (2.6-2.9 ms median from the message that ended its wait to the
+/// wait's return, bench/results/reclaim-bound-20261127b) after its wait had ended.
+namespace lent_cpu_detail {
+extern thread_local bool on_lent_cpu __attribute__((tls_model("initial-exec")));
+}
+inline bool on_lent_cpu() noexcept { return lent_cpu_detail::on_lent_cpu; }
+void set_on_lent_cpu(bool on) noexcept;
+/// sched_yield(), at most once each 100 us of the caller's chunks: a lender whose nap has
+/// ended runs at once (a yielding thread's deadline moves past a woken one's); nothing else
+/// runnable, it returns at once. The yields are counted (guest_yields()).
+void yield_to_lender() noexcept;
+std::uint64_t guest_yields() noexcept;
 
 }  // namespace aloe::runtime

@@ -10,6 +10,7 @@
 #include "loop/participant_limit.hpp"
 #include "unit/loop/iteration_hits.hpp"
 #include "runtime/borrowed_cores.hpp"
+#include "runtime/clock.hpp"
 #include "runtime/local_ranks.hpp"
 #include "runtime/team.hpp"
 
@@ -86,6 +87,58 @@ TEST(LoopGuestsArithmetic, LocalRanksComeFromTheLauncher) {
     EXPECT_EQ(runtime::local_ranks_from(env({{"SLURM_TASKS_PER_NODE", "8(x2),4"}})), 8);
     EXPECT_EQ(runtime::local_ranks_from(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "four"}})), 1);
     EXPECT_EQ(runtime::local_ranks_from(env({{"OMPI_COMM_WORLD_LOCAL_SIZE", "0"}})), 1);
+}
+
+TEST(BorrowedPlacement, ATakeBackMovesASpareHomeInTheMiddleOfItsChunk) {
+    cpu_set_t home;
+    ASSERT_EQ(sched_getaffinity(0, sizeof home, &home), 0);
+    if (CPU_COUNT(&home) < 2) GTEST_SKIP() << "one allowed CPU: a borrowed CPU would be the spare's home";
+    int lent = -1;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &home)) lent = c;  // the last allowed CPU plays the lent one
+    runtime::set_borrowed_cores(1, {lent});
+    std::atomic<int> stage{0};
+    std::atomic<bool> pinned_there{false}, home_again{false};
+    std::thread spare([&] {
+        runtime::pin_to_borrowed_cpu(0, home);  // as spare 0 does at its job's start
+        cpu_set_t m;
+        sched_getaffinity(0, sizeof m, &m);
+        pinned_there = CPU_COUNT(&m) == 1 && CPU_ISSET(lent, &m) && runtime::on_lent_cpu();
+        stage = 1;
+        // "In a chunk": it never returns to a chunk boundary before the check below.
+        while (stage.load() != 2) std::this_thread::yield();
+        sched_getaffinity(0, sizeof m, &m);
+        home_again = CPU_EQUAL(&m, &home);
+        runtime::set_on_lent_cpu(false);
+    });
+    while (stage.load() != 1) std::this_thread::yield();
+    runtime::set_borrowed_cores(0, {});  // the take-back, heard by this thread
+    stage = 2;
+    spare.join();
+    EXPECT_TRUE(pinned_there.load());
+    EXPECT_TRUE(home_again.load()) << "the spare stayed on the taken-back CPU until its chunk ended";
+}
+
+TEST(BorrowedPlacement, AGuestOnALentCpuYieldsBetweenChunksAtMostEvery100Us) {
+    std::thread guest([] {
+        const std::uint64_t before = runtime::guest_yields();
+        for (int i = 0; i < 1000; ++i) (void)must_leave(1);  // not on a lent CPU: no yield
+        EXPECT_EQ(runtime::guest_yields(), before);
+        runtime::set_on_lent_cpu(true);
+        const runtime::ticks start = runtime::now_ticks();
+        long chunks = 0;
+        // At least 500 us of chunk boundaries: some yields, and no more than one per 100 us.
+        while (runtime::ticks_to_seconds(runtime::now_ticks() - start) < 500e-6) {
+            (void)must_leave(1);
+            ++chunks;
+        }
+        const double spent_s = runtime::ticks_to_seconds(runtime::now_ticks() - start);
+        runtime::set_on_lent_cpu(false);
+        const std::uint64_t yields = runtime::guest_yields() - before;
+        EXPECT_GE(yields, 1u);
+        EXPECT_LE(static_cast<double>(yields), spent_s / 100e-6 + 1) << chunks << " chunk boundaries";
+    });
+    guest.join();
 }
 
 TEST(BorrowedPlacement, NamedCoresAreTheBorrowedOnesWithACpu) {

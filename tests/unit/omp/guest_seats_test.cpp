@@ -92,15 +92,17 @@ TEST_F(GuestSeats, AnOwnThreadThatSatOnABorrowedCpuGoesHomeFirst) {
     });
 }
 
-TEST_F(GuestSeats, AGuestWhoseCoreWasTakenBackGoesHomeWhenItLeavesOrAsleep) {
+TEST_F(GuestSeats, AGuestWhoseCoreWasTakenBackGoesHomeInItsBodyOrAsleep) {
     const int cpu = some_allowed_cpu();
     runtime::set_borrowed_cores(1, {cpu});
     on_a_new_thread([] {
         const cpu_set_t home = my_mask();
         ASSERT_TRUE(omp::take_guest_seat(1, 1));
-        runtime::set_borrowed_cores(0, {});  // taken back mid-body: it finishes the body there
-        omp::send_guests_home(false);         // (in a body: not moved)
-        omp::leave_guest_seat();              // and leaves at its end
+        runtime::set_borrowed_cores(0, {});  // taken back mid-body: it finishes the body at home
+        omp::send_guests_home(false);         // (the hook's call, as the thread that hears it makes it)
+        const cpu_set_t in_body = my_mask();
+        EXPECT_TRUE(CPU_EQUAL(&in_body, &home));
+        omp::leave_guest_seat();  // and stays home at its end
         const cpu_set_t now = my_mask();
         EXPECT_TRUE(CPU_EQUAL(&now, &home));
     });
