@@ -7,13 +7,13 @@
 #include "runtime/borrowed_cores.hpp"
 #include "runtime/config.hpp"
 #include "runtime/report.hpp"
+#include "runtime/signals_blocked.hpp"
 
 #include <atomic>
 #include <chrono>
 #include <mutex>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <vector>
@@ -203,6 +203,16 @@ struct daemon_client::impl {
     std::atomic<bool> listening{false};
     static void* listen_main(void* self) noexcept;
 
+    // Under the lock, connected: the next timed poll from now, and this one (the loop hook's
+    // and the listener's; neither may throw).
+    void poll_connected(std::int64_t now) noexcept {
+        next_poll.store(now + poll_every.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        try {
+            poll(last_own.load(std::memory_order_relaxed));
+        } catch (...) {  // a message that could not be said (no memory): the next look says it
+        }
+    }
+
     void poll(unsigned own) {
         const std::int64_t now = now_ns();
         if (fd < 0) {
@@ -232,12 +242,7 @@ void* daemon_client::impl::listen_main(void* self) noexcept {
         pollfd p{fd, POLLIN, 0};
         if (::poll(&p, 1, 100) <= 0 || (p.revents & POLLNVAL) != 0) continue;
         std::lock_guard lock(i.mutex);
-        if (i.fd != fd) continue;
-        i.next_poll.store(now_ns() + i.poll_every.load(std::memory_order_relaxed), std::memory_order_relaxed);
-        try {
-            i.poll(i.last_own.load(std::memory_order_relaxed));
-        } catch (...) {  // a message that could not be said (no memory): the next look says it
-        }
+        if (i.fd == fd) i.poll_connected(now_ns());
     }
 }
 
@@ -297,11 +302,7 @@ void daemon_client::impl::refresh_in_loop() noexcept {
     if (now < i->next_poll.load(std::memory_order_relaxed)) return;
     std::unique_lock lock(i->mutex, std::try_to_lock);
     if (!lock.owns_lock() || i->fd < 0) return;  // never dial (connect, hello) from inside a loop
-    i->next_poll.store(now + i->poll_every.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    try {
-        i->poll(i->last_own.load(std::memory_order_relaxed));
-    } catch (...) {  // a message that could not be said (no memory): the next look says it
-    }
+    i->poll_connected(now);
 }
 
 unsigned daemon_client::threads(unsigned own) {
@@ -407,13 +408,13 @@ bool daemon_client::listen_for_answers() {
     }
     pthread_attr_setstacksize(&attr, 256 * 1024);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    // Signals go to the program's threads; the listener keeps the caller's CPUs.
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    // The listener keeps the caller's CPUs.
     pthread_t t;
-    const int rc = pthread_create(&t, &attr, &impl::listen_main, &i);
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    int rc = 0;
+    {
+        const runtime::signals_blocked on_the_listener;
+        rc = pthread_create(&t, &attr, &impl::listen_main, &i);
+    }
     pthread_attr_destroy(&attr);
     if (rc != 0) {
         i.listening.store(false, std::memory_order_release);

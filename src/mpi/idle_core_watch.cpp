@@ -2,10 +2,10 @@
 
 #include "runtime/futex.hpp"
 #include "runtime/report.hpp"
+#include "runtime/signals_blocked.hpp"
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <time.h>
 
 #include <cstring>
@@ -91,14 +91,12 @@ bool idle_core_watch::start() noexcept {
         // Small: it only loops on a futex.
         rc = pthread_attr_setstacksize(&attr, 128 * 1024);
         if (rc == 0) {
-            // Signals go to the program's threads, never to the sentinel; it inherits the
-            // caller's CPUs (those of the thread that lends).
-            sigset_t all, old;
-            sigfillset(&all);
-            pthread_sigmask(SIG_SETMASK, &all, &old);
+            // It inherits the caller's CPUs (those of the thread that lends).
             pthread_t t;
-            rc = pthread_create(&t, &attr, &idle_core_watch::sentinel_main, this);
-            pthread_sigmask(SIG_SETMASK, &old, nullptr);
+            {
+                const runtime::signals_blocked on_the_sentinel;
+                rc = pthread_create(&t, &attr, &idle_core_watch::sentinel_main, this);
+            }
             if (rc == 0) {
                 thread_ = t;
                 have_thread_ = true;

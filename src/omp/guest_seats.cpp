@@ -40,13 +40,6 @@ constinit thread_local int my_seat __attribute__((tls_model("initial-exec"))) = 
 // only send it home), so `false` is exact and a region's own thread that is home takes no lock.
 constinit thread_local bool maybe_away __attribute__((tls_model("initial-exec"))) = false;
 
-bool still_borrowed(int cpu) noexcept {
-    const int named = runtime::borrowed_cores_named();
-    for (int i = 0; i < named; ++i)
-        if (runtime::borrowed_cpu_for_spare(i) == cpu) return true;
-    return false;
-}
-
 // Thread `s.tid` (the caller, or one of this process's checked with tgkill) back on its mask.
 void go_home(seat_table& t, seat& s, pid_t tid) noexcept {
     if (s.cpu < 0) return;
@@ -125,7 +118,7 @@ void leave_guest_seat() noexcept {
     std::lock_guard lock(t.lock);
     seat& s = t.seats[static_cast<std::size_t>(my_seat)];
     s.in_body = false;
-    if (s.cpu >= 0 && !still_borrowed(s.cpu)) go_home(t, s, 0);
+    if (s.cpu >= 0 && !runtime::cpu_borrowed_now(s.cpu)) go_home(t, s, 0);
     maybe_away = s.cpu >= 0;
     runtime::set_on_lent_cpu(maybe_away);
 }
@@ -137,7 +130,7 @@ void send_guests_home(bool everyone) noexcept {
     for (seat& s : t.seats) {
         // A thread inside a region's body too: it finishes its part on the rank's own CPUs
         // instead of waiting for the returned lender's time slice there.
-        if (s.tid == 0 || s.cpu < 0 || (!everyone && still_borrowed(s.cpu))) continue;
+        if (s.tid == 0 || s.cpu < 0 || (!everyone && runtime::cpu_borrowed_now(s.cpu))) continue;
         if (!ours(s.tid)) {
             t.away.fetch_sub(1, std::memory_order_relaxed);
             s = seat{};  // that thread has exited: its seat is free

@@ -28,7 +28,7 @@ constinit std::atomic<std::uint64_t> kept_without_guests{0};
 // The process team's spares on a borrowed CPU, by spare index (pin_to_borrowed_cpu): a
 // take-back moves them home at once, a chunk in progress included (set_borrowed_cores).
 // Left there, a guest finished its chunk only when the returned lender's time slice let it
-// (2.1 ms median at 100 us chunks, bench/results/reclaim-bound-20261127b), and its loop waited.
+// (4.0 ms median at 10 and 100 us chunks, bench/results/reclaim-bound-20261127b), and its loop waited.
 struct guest_thread {
     int tid = 0;   // 0: no spare pinned itself here yet
     int cpu = -1;  // the borrowed CPU it is pinned to; -1: home
@@ -108,7 +108,7 @@ void set_borrowed_cores(int n, const std::vector<int>& cpus) noexcept {
     if (const guests_home_hook h = guests_home.load(std::memory_order_acquire)) h(false);
 }
 
-bool cpu_still_borrowed(int cpu) noexcept {
+bool cpu_borrowed_now(int cpu) noexcept {
     const int named = borrowed_cores_named();
     for (int i = 0; i < named; ++i)
         if (borrowed_named_cpu[static_cast<std::size_t>(i)].load(std::memory_order_relaxed) == cpu) return true;
@@ -120,7 +120,7 @@ void move_guests_off_taken_back_cpus() noexcept {
     std::lock_guard lock(t.lock);
     for (int i = 0; i < t.used; ++i) {
         guest_thread& g = t.slots[static_cast<std::size_t>(i)];
-        if (g.cpu < 0 || cpu_still_borrowed(g.cpu)) continue;
+        if (g.cpu < 0 || cpu_borrowed_now(g.cpu)) continue;
         g.cpu = -1;
         // Only a thread of this process (a thread id is reused only once its thread is gone).
         if (g.tid > 0 && syscall(SYS_tgkill, getpid(), g.tid, 0) == 0) sched_setaffinity(g.tid, sizeof g.home, &g.home);
@@ -146,11 +146,11 @@ void pin_to_borrowed_cpu(int index, const cpu_set_t& otherwise) noexcept {
     const bool moved = sched_setaffinity(0, sizeof set, &set) == 0;
     set_on_lent_cpu(borrowed && moved);
     if (index < 0 || static_cast<std::size_t>(index) >= borrowable_most_named) return;
-    static thread_local const int my_tid = static_cast<int>(syscall(SYS_gettid));
+    const int tid = static_cast<int>(syscall(SYS_gettid));  // rare: at a change of borrowed CPUs
     guest_table& t = guests_on_borrowed_cpus();
     std::lock_guard lock(t.lock);
     guest_thread& g = t.slots[static_cast<std::size_t>(index)];
-    g.tid = my_tid;  // a team made later may have another thread as spare `index`
+    g.tid = tid;  // a team made later may have another thread as spare `index`
     g.home = otherwise;
     g.cpu = borrowed && moved ? cpu : -1;
     t.used = std::max(t.used, index + 1);

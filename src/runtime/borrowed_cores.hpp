@@ -55,6 +55,9 @@ void set_borrowed_cores(int count, const std::vector<int>& cpus) noexcept;
 /// process may run.
 int borrowed_cpu_for_spare(int index) noexcept;
 
+/// Whether `cpu` is one of the borrowed cores' named CPUs now.
+bool cpu_borrowed_now(int cpu) noexcept;
+
 /// How many borrowed cores have a CPU named (the daemon names them from the lenders' masks;
 /// an unnamed one would put its thread on the rank's own cores, so nothing runs on it).
 int borrowed_cores_named() noexcept;

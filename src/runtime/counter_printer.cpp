@@ -7,12 +7,12 @@
 #include "runtime/plain_text.hpp"
 #include "runtime/printable_text.hpp"
 #include "runtime/report.hpp"
+#include "runtime/signals_blocked.hpp"
 #include "runtime/team.hpp"
 
 #include <aloe/export.h>
 
 #include <pthread.h>
-#include <signal.h>
 
 #include <cerrno>
 #include <chrono>
@@ -245,11 +245,7 @@ struct counter_printer::state {
 
     void start() {
         if (settings.print_counter.interval_ms <= 0 || ticker.joinable()) return;
-        // Every signal blocked on the new thread (it inherits the mask): the program's
-        // handlers run on its own threads.
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
+        const signals_blocked on_the_new_thread;  // it inherits the mask
         try {
             ticker_generation = fork_generation();
             ticker = std::thread([this] { run_ticker(); });
@@ -259,7 +255,6 @@ struct counter_printer::state {
                          std::string("cannot start the thread that prints ALOE_PRINT_COUNTER every interval: ") + e.what(),
                          "printing at exit only"});
         }
-        pthread_sigmask(SIG_SETMASK, &old, nullptr);
     }
 
     // Stops and joins the interval thread, if this process has it (a fork child has a copy
