@@ -56,6 +56,14 @@ recorded call_table::record(std::size_t index, mpi_call call, const invocation& 
     return {slack, s.predictor.predict_median()};
 }
 
+std::size_t call_table::recent_slacks(std::size_t index, std::span<double, slack_predictor::window> out) const noexcept {
+    const slot& s = slots_[index];
+    std::lock_guard lock(s.lock);
+    const std::span<const double> seen = s.predictor.recent();
+    std::copy(seen.begin(), seen.end(), out.begin());
+    return seen.size();
+}
+
 call_path call_table::path_of(std::size_t index) const noexcept {
     if (index >= capacity) return {static_cast<mpi_call>(index - capacity), nullptr, 0};
     return slots_[index].ready.load(std::memory_order_acquire) ? slots_[index].path : call_path{};

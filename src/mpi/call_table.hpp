@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace aloe::mpi {
@@ -60,6 +61,9 @@ public:
 
     /// Records one invocation at slot `index`.
     recorded record(std::size_t index, mpi_call call, const invocation& inv) noexcept;
+
+    /// Copies the path's last slacks (slack_predictor::recent) into `out`; returns how many.
+    std::size_t recent_slacks(std::size_t index, std::span<double, slack_predictor::window> out) const noexcept;
 
     /// The entry time of the previous invocation at `index` (ticks; 0: none), replaced by `now`.
     std::uint64_t swap_entry(std::size_t index, std::uint64_t now) noexcept;

@@ -1,28 +1,44 @@
 #include "mpi/lending_rule.hpp"
 
+#include <limits>
+
 namespace aloe::mpi {
 
 using runtime::lend_mode;
 
-bool lend_at_entry(const lending_settings& s, std::optional<double> predicted_s) noexcept {
-    return s.mode == lend_mode::predictive && predicted_s && *predicted_s >= s.least_slack_s + s.lend_cost_s;
-}
-
-bool lend_while_waiting(const lending_settings& s, std::optional<double> predicted_s, double waited_s) noexcept {
+lending_wait wait_before_lending(const lending_settings& s, std::span<const double> recent_s) noexcept {
+    constexpr double never = std::numeric_limits<double>::infinity();
     switch (s.mode) {
-    case lend_mode::reactive: return waited_s >= s.grace_s;
-    case lend_mode::predictive:
-        // No prediction yet: the reactive rule. A prediction that missed: lend once the wait
-        // is worth it. (A prediction of slack lent at the entry already.)
-        return predicted_s ? waited_s >= s.least_slack_s + s.lend_cost_s : waited_s >= s.grace_s;
-    default: return false;
+    case lend_mode::reactive: return {s.grace_s, false};
+    case lend_mode::predictive: break;
+    default: return {never, false};
     }
+    if (recent_s.empty()) return {s.grace_s, false};  // nothing known yet: the reactive rule
+    const double worth = s.least_slack_s + s.lend_cost_s;
+    const auto pays = [&](double w) {
+        double sum = 0;
+        bool any = false;
+        for (const double x : recent_s)
+            if (x > w) {
+                sum += x - w - worth;
+                any = true;
+            }
+        return any ? sum : -never;
+    };
+    double best_w = 0, best = pays(0);
+    for (const double x : recent_s) {  // a handful of waits: quadratic is a few dozen steps
+        const double w = x + s.grace_s;
+        const double p = pays(w);
+        if (p > best || (p == best && w < best_w)) best_w = w, best = p;
+    }
+    if (best >= 0) return {best_w, true};
+    return {worth, false};  // nothing pays: the guard's wait
 }
 
-bool ask_after(const lending_settings& s, std::optional<double> predicted_next_s) noexcept {
+bool ask_after(const lending_settings& s, const lending_wait& next) noexcept {
     switch (s.mode) {
     case lend_mode::reactive: return true;
-    case lend_mode::predictive: return !predicted_next_s || *predicted_next_s < s.least_slack_s;
+    case lend_mode::predictive: return !next.paid || next.after_s > 0;
     default: return false;
     }
 }

@@ -8,12 +8,21 @@
 // the daemon: the grace keeps a balanced job from paying them); every rank asks for cores
 // while it computes (whoever computes while others wait is behind).
 //
-// predictive (aloe's): the path's predicted slack (mpi/slack_prediction.hpp) decides at the
-// call's entry: a rank predicted to wait at least `least_slack` lends at once, without
-// spinning first; a rank predicted not to wait does not lend and is the one that asks for
-// cores after the call (it is critical). The guard: a prediction that missed (no slack
-// predicted, yet the call has waited `least_slack` already) lends as the reactive rule
-// would, and a path with no prediction yet (its first calls) follows the reactive rule.
+// predictive (aloe's): the path's recent slacks (its last few waits, mpi/slack_prediction.hpp)
+// decide how long a wait lasts before it lends, worked out at the call's entry. A lend after
+// waiting w pays, for a wait of slack x > w, what is left of it beyond `least_slack` and the
+// lend's cost: x - w - least_slack - lend_cost (negative: a wasted lend, its messages and a
+// take-back); a wait that ends before w lends nothing. The rule takes the w, 0 or just past
+// one of the recent waits (+ grace), that pays most over the recent waits, when it pays at
+// all. Slacks that are all long: at the entry. All short: not on their account. Two kinds, as
+// under OS noise or a load that comes and goes (most waits short, some long): just past the
+// short ones, so a short wait does not lend and a long one lends at once. Where nothing pays
+// (the path is not predicted to wait), the guard: a wait that has lasted least_slack + cost
+// lends as the reactive rule would. A path with no waits yet follows the reactive rule. (This
+// replaces a point prediction, the window's median, which under noise half the time swung to
+// the long waits and lent at the entry of the short ones; see docs/mpi.md.) After the call a
+// rank asks for cores while it computes unless its next wait would lend at the entry: under
+// noise either rank may be the late one, and one that did not ask is given nothing.
 //
 // predictive also sizes each compute phase (the time between two blocking calls): at the
 // return of a call, with the compute time the next phase took last time (t, on its `own`
@@ -49,14 +58,20 @@ struct lending_settings {
     double lend_cost_s = 0;  ///< predictive: what a lend costs the lender's next phase, measured (lend_cost.hpp)
 };
 
-/// At a blocking call's entry, with its path's predicted slack (nullopt: none yet): lend now?
-bool lend_at_entry(const lending_settings& s, std::optional<double> predicted_s) noexcept;
+struct lending_wait {
+    double after_s = 0;  ///< how long the call waits before it lends: 0 at its entry, infinity never
+    bool paid = false;   ///< predictive: a lend after after_s pays on the recent slacks (false: the
+                         ///< guard's wait, the reactive rule's grace, or never)
+};
 
-/// After the call has waited `waited_s` without lending: lend now?
-bool lend_while_waiting(const lending_settings& s, std::optional<double> predicted_s, double waited_s) noexcept;
+/// How long a blocking call waits before it lends its cores. `recent_s`: the slacks of the
+/// path's recent calls, in any order (empty: none known yet).
+lending_wait wait_before_lending(const lending_settings& s, std::span<const double> recent_s) noexcept;
 
-/// After the call, with the path's predicted next slack: ask for cores while computing?
-bool ask_after(const lending_settings& s, std::optional<double> predicted_next_s) noexcept;
+/// After the call, with what wait_before_lending says of the next wait: ask for cores while
+/// computing? Predictive: unless that wait lends at its entry on its recent slacks (a rank
+/// sure to wait is not the one to give cores to).
+bool ask_after(const lending_settings& s, const lending_wait& next) noexcept;
 
 /// Splits `cores` between ranks of known `work` (core-seconds) so that the last to finish
 /// finishes first: every rank at least one core, then each further core to the rank whose

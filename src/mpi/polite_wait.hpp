@@ -33,7 +33,7 @@ struct lend_link {
 struct wait_outcome {
     int rc = 0;          ///< the last test's return code
     bool lent = false;   ///< the cores were lent during the wait (the caller takes them back)
-    bool lent_at_entry = false;  ///< ... at its entry, on a predicted slack (not after waiting)
+    bool lent_at_entry = false;  ///< ... at its entry, its path's waits being long (not after waiting)
     double waited_s = 0;
 };
 
@@ -63,15 +63,17 @@ inline void pause_politely(double since_lent_s, void (*nap_for)(double seconds) 
     nanosleep(&ts, nullptr);
 }
 
-/// Calls test(done) until it sets `done` or returns non-zero; lends per the rule on the way.
+/// Calls test(done) until it sets `done` or returns non-zero; lends once it has waited
+/// `lend_after_s` (0: before the first test; lending_rule.hpp: wait_before_lending_s).
+/// `predicted_s`: the path's predicted slack, which lengthens the naps while much is left.
 template <class Test>
-wait_outcome wait_politely(Test&& test, const lending_settings& rule, std::optional<double> predicted_s,
+wait_outcome wait_politely(Test&& test, double lend_after_s, std::optional<double> predicted_s,
                            const lend_link& link) noexcept {
     wait_outcome out;
     const runtime::ticks start = runtime::now_ticks();
     runtime::ticks lent_at = 0;
     bool tried = false;  // a lend the daemon's client refused is not tried again in this wait
-    if (lend_at_entry(rule, predicted_s)) {
+    if (lend_after_s <= 0) {
         tried = true;
         out.lent = link.lend(link.ctx);
         out.lent_at_entry = out.lent;
@@ -83,7 +85,7 @@ wait_outcome wait_politely(Test&& test, const lending_settings& rule, std::optio
         if (done || out.rc != 0) break;
         const runtime::ticks now = runtime::now_ticks();
         if (!out.lent) {
-            if (!tried && lend_while_waiting(rule, predicted_s, runtime::ticks_to_seconds(now - start))) {
+            if (!tried && runtime::ticks_to_seconds(now - start) >= lend_after_s) {
                 tried = true;
                 out.lent = link.lend(link.ctx);
                 lent_at = now;

@@ -1,6 +1,7 @@
 #include "mpi/rank_lending.hpp"
 
 #include "coord/daemon_client.hpp"
+#include "mpi/call_table.hpp"
 #include "mpi/idle_core_watch.hpp"
 #include "mpi/lend_cost.hpp"
 #include "mpi/lending_steps.hpp"
@@ -15,8 +16,11 @@
 #include <aloe/team.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <limits>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -258,24 +262,34 @@ void lending_after_init(MPI_Comm world) noexcept {
 bool polite_point_to_point() noexcept { return lender_state().point_to_point; }
 bool polite_collectives() noexcept { return lender_state().collectives; }
 
-// Predictive: the phase that ends at this wait tells what the last lend cost (when the same
-// thread returned from the last wait), and this wait's rule lends only for more slack than
-// least_slack + that cost, except on a probe (lend_cost.hpp).
-lending_settings rule_for_this_wait(lender& l, double entry_s, std::optional<double> predicted) noexcept {
+// How long a wait of the path at `row` waits before it lends (lending_rule.hpp), from the
+// path's recent slacks, with a lend costing `cost_s`.
+lending_wait wait_before_lending_at(const lender& l, std::size_t row, double cost_s) noexcept {
+    std::array<double, slack_predictor::window> seen{};
+    const std::span<const double> recent{seen.data(), process_calls().recent_slacks(row, seen)};
     lending_settings rule = l.rule;
-    if (rule.mode != runtime::lend_mode::predictive) return rule;
+    rule.lend_cost_s = cost_s;
+    return wait_before_lending(rule, recent);
+}
+
+// This wait's. Predictive: the phase that ends at this wait tells what the last lend cost
+// (when the same thread returned from the last wait), and the rule counts it against every
+// lend, except on a probe (lend_cost.hpp).
+double wait_before_this_lend(lender& l, std::size_t row, double entry_s) noexcept {
+    if (l.rule.mode != runtime::lend_mode::predictive) return wait_before_lending_at(l, row, 0).after_s;
     if (l.return_thread == &cpu_clock_thread && l.return_cpu_s >= 0) {
         const double cpu_s = runtime::thread_cpu_seconds();
         if (cpu_s >= 0) l.cost.phase_ended(l.returned_from_lend, entry_s - l.last_return_s, cpu_s - l.return_cpu_s);
     }
-    const lending_settings without_cost = rule;
-    rule.lend_cost_s = l.cost.cost_s();
-    l.lend_cost_s.store(rule.lend_cost_s, std::memory_order_relaxed);
-    if (lend_at_entry(without_cost, predicted) && !lend_at_entry(rule, predicted)) {  // the cost alone refuses
-        if (l.cost.probe_instead_of_refusing()) return without_cost;
+    const double cost_s = l.cost.cost_s();
+    l.lend_cost_s.store(cost_s, std::memory_order_relaxed);
+    const lending_wait without_cost = wait_before_lending_at(l, row, 0);
+    const lending_wait with_cost = wait_before_lending_at(l, row, cost_s);
+    if (without_cost.paid && without_cost.after_s < with_cost.after_s) {  // the cost alone holds the lend back
+        if (l.cost.probe_instead_of_refusing()) return without_cost.after_s;
         l.refused_for_cost.fetch_add(1, std::memory_order_relaxed);
     }
-    return rule;
+    return with_cost.after_s;
 }
 
 wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) noexcept {
@@ -283,7 +297,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     const auto run_test = [&](bool& done) { return test(ctx, done); };
     if (!l.point_to_point || l.busy.exchange(true, std::memory_order_acquire)) {
         // Another thread's call lends (or nothing does): wait as the library would.
-        return wait_politely(run_test, lending_settings{}, std::nullopt, lend_link{});
+        return wait_politely(run_test, std::numeric_limits<double>::infinity(), std::nullopt, lend_link{});
     }
     const slack_board& board = process_board();
     const std::optional<double> predicted =
@@ -291,14 +305,20 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     l.waits.fetch_add(1, std::memory_order_relaxed);
     runtime::send_idle_guests_home(false);  // guests on cores taken back leave them
     const double entry_s = l.clock_at(runtime::now_ticks());
-    const lending_settings rule = rule_for_this_wait(l, entry_s, predicted);
-    const wait_outcome out = wait_politely(run_test, rule, predicted, lend_link{&lend_now, nullptr, &nap_until_idle});
+    const double lend_after_s = wait_before_this_lend(l, row, entry_s);
+    const wait_outcome out = wait_politely(run_test, lend_after_s, predicted, lend_link{&lend_now, nullptr, &nap_until_idle});
     const unsigned phase_cores = l.phase_cores;
     l.phase_cores = 0;
-    // After the call: take the cores back (asking for more, when this rank is critical), or
-    // change the standing request when the rule changed its mind.
+    // After the call: take the cores back (asking for more unless the next wait, the path that
+    // followed this one last time, lends at its entry), or change the standing request when
+    // the rule changed its mind. A request need not be withdrawn before a wait that lends at
+    // its entry: the daemon drops it when the offer comes (one message less per step).
     const unsigned spare = spare_now(l);
-    const bool ask = spare > 0 && ask_after(l.rule, predicted);
+    const std::uint32_t next_plus_1 = l.paths.empty() ? 0 : l.paths[row].next_plus_1;
+    const lending_wait next = wait_before_lending_at(l, next_plus_1 > 0 ? next_plus_1 - 1 : row,
+                                                     l.lend_cost_s.load(std::memory_order_relaxed));
+    const bool ask = spare > 0 && ask_after(l.rule, next);
+    const bool offer_replaces_request = next.paid && next.after_s <= 0;
     try {
         note_phase(l, row, entry_s, out.waited_s, phase_cores);
         note_step(l, row, entry_s, out, predicted, phase_cores);
@@ -310,7 +330,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
             }
             if (client().want(ask ? spare : 0)) l.take_backs.fetch_add(1, std::memory_order_relaxed);
             l.asking = ask;
-        } else if (ask != l.asking && client().in_lending_job()) {
+        } else if (ask != l.asking && !(l.asking && offer_replaces_request) && client().in_lending_job()) {
             if (client().want(ask ? spare : 0)) l.asks.fetch_add(1, std::memory_order_relaxed);
             l.asking = ask;
         }

@@ -69,6 +69,9 @@ void slack_predictor::observe(double slack_s, double interval_s) noexcept {
     median_error_.add(predict_median(), slack_s, interval_s);
     ++observed_;
     last_s_ = slack_s;
+    seen_[static_cast<std::size_t>(seen_next_)] = slack_s;
+    seen_next_ = (seen_next_ + 1) % window;
+    seen_count_ = std::min(seen_count_ + 1, window);
     const int side = side_if_far(slack_s);
     if (side == 0) {
         far_in_a_row_ = 0;

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 namespace aloe::mpi {
 
@@ -40,6 +41,9 @@ public:
 
     double predict_last() const noexcept { return count_ == 0 ? seed_s_ : last_s_; }
     double predict_median() const noexcept { return count_ == 0 ? seed_s_ : median_s_; }
+    /// The last `window` slacks as they came, far ones included, in no particular order (the
+    /// lending rule weighs how often a wait is long, which the median's window filters out).
+    std::span<const double> recent() const noexcept { return {seen_.data(), static_cast<std::size_t>(seen_count_)}; }
 
     /// The slack this invocation had, and the time since the previous invocation at the key
     /// (0: unknown). Scores both predictions, then learns.
@@ -67,6 +71,9 @@ private:
     int far_in_a_row_ = 0;
     int far_side_ = 0;
     std::array<double, 2> pending_{};  // the far values of the run the detector is watching
+    std::array<double, window> seen_{};  // a ring of the last slacks, unfiltered
+    int seen_count_ = 0;
+    int seen_next_ = 0;
     std::uint64_t changes_ = 0;
     std::uint64_t observed_ = 0;
     prediction_error last_error_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace aloe::sim {
 namespace {
@@ -163,14 +164,14 @@ void node_ranks::begin_step(const step_boundary& b) {
         }
         r.start = r.arrival = start;
         if (!b.first) {
-            // The request after the last call was made with the prediction that call had
-            // (rank_lending.cpp: ask_after(predicted)); then the last wait becomes the
-            // prediction for this step's call (the thesis's last value).
+            // The request after the last call (rank_lending.cpp: ask_after with the next
+            // wait's rule, made before that call's wait joins the path's last waits).
             if (policy_.type == lending_policy::kind::reactive) r.requesting = true;
             else if (policy_.type == lending_policy::kind::predictive)
-                r.requesting = policy_.ask_all || !r.known || r.predicted_s < lat_.least_slack_s;
-            r.predicted_s = std::max(0.0, b.latest_arrival - r.arrival_last);
-            r.known = true;
+                r.requesting = policy_.ask_all || mpi::ask_after(lending_rule(), wait_before_lending(r));
+            r.waits[static_cast<std::size_t>(r.waits_seen % static_cast<int>(r.waits.size()))] =
+                std::max(0.0, b.latest_arrival - r.arrival_last);
+            ++r.waits_seen;
         }
         r.lend_at = never;
         r.region = 0;
@@ -419,6 +420,19 @@ void node_ranks::end_region(int r) {
     push(s.region_end + profile_.fork_join_s, event_kind::region_start, r);
 }
 
+mpi::lending_settings node_ranks::lending_rule() const {
+    mpi::lending_settings rule;
+    rule.mode = runtime::lend_mode::predictive;
+    rule.grace_s = lat_.grace_s;
+    rule.least_slack_s = lat_.least_slack_s;
+    return rule;
+}
+
+mpi::lending_wait node_ranks::wait_before_lending(const rank_state& s) const {
+    const auto seen = static_cast<std::size_t>(std::min(s.waits_seen, static_cast<int>(s.waits.size())));
+    return mpi::wait_before_lending(lending_rule(), std::span<const double>(s.waits.data(), seen));
+}
+
 void node_ranks::arrive(int r, double t) {
     rank_state& s = ranks_[static_cast<std::size_t>(r)];
     s.arrived = true;
@@ -430,9 +444,7 @@ void node_ranks::arrive(int r, double t) {
         case lending_policy::kind::lewi: at = t + lat_.lewi_s; break;
         case lending_policy::kind::reactive: at = t + lat_.grace_s; break;
         case lending_policy::kind::predictive:
-            // lending_rule.cpp: lend at entry when the path predicts ≥ least slack; a
-            // prediction that missed lends after least slack; none yet: the reactive rule.
-            at = !s.known ? t + lat_.grace_s : s.predicted_s >= lat_.least_slack_s ? t : t + lat_.least_slack_s;
+            at = t + wait_before_lending(s).after_s;  // the runtime's rule, on the rank's last waits
             break;
     }
     s.lend_at = at;

@@ -21,12 +21,14 @@
 // thread runs on the core then, and costs nothing while the core idles or is lent unused.
 #pragma once
 
+#include "mpi/lending_rule.hpp"
 #include "sim/iteration_costs.hpp"
 #include "sim/lending_policy.hpp"
 #include "sim/machine_profile.hpp"
 #include "sim/node_noise.hpp"
 #include "sim/random_stream.hpp"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -119,8 +121,10 @@ private:
         std::int64_t pool_next = 0, pool_end = 0;
         double region_end = 0, penalty = 0;
         bool in_region = false, door = false, arrived = false, offering = false, requesting = false;
-        bool known = false;         // a prediction exists for its call
-        double predicted_s = 0;     // ... the last wait, as the thesis predicts
+        // Its last waits at the step's call, as libaloe-mpi keeps a path's (slack_predictor::
+        // recent): what the predictive rule decides from (mpi/lending_rule.hpp).
+        std::array<double, 9> waits{};
+        int waits_seen = 0;
         // This step's work as sizing predicts it for the next step: the core-seconds its
         // loops held on the threads each region started with (threads × region time: what
         // a runtime measures of a loop; unlike busy time it includes the idle at each join,
@@ -146,6 +150,10 @@ private:
     void leave(int c, int r, double t);
     void end_region(int r);
     void arrive(int r, double t);
+    /// The predictive rule's settings (mpi/lending_rule.hpp) with this run's latencies.
+    mpi::lending_settings lending_rule() const;
+    /// How long rank `s`'s wait at the step's call waits before it lends, from its last waits.
+    mpi::lending_wait wait_before_lending(const rank_state& s) const;
     void offer(int r, double t);
     void rebalance(double t);
     double run_on(int c, int r, double t, double work_s);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -64,6 +66,21 @@ TEST(MpiCallTable, SlackIsTheTimeBeyondTheCalibratedCostEvenWhenTheRankAlwaysWai
     ASSERT_NE(a, nullptr);
     EXPECT_NEAR(a->slack_s, 5 * 5000e-6, 1e-12);
     EXPECT_NEAR(a->cost_s, 5 * 10e-6, 1e-12);
+}
+
+TEST(MpiCallTable, RecentSlacksAreThePathsOwnInvocations) {
+    auto t = std::make_unique<call_table>();
+    std::array<double, aloe::mpi::slack_predictor::window> out{};
+    const std::size_t row = t->find(call_path{mpi_call::Allreduce, site(0x2000), 1});
+    EXPECT_EQ(t->recent_slacks(row, out), 0u);  // none yet
+    record(*t, mpi_call::Allreduce, 0x2000, 1, 3010e-6, 10e-6);
+    record(*t, mpi_call::Allreduce, 0x2000, 1, 110e-6, 10e-6);
+    record(*t, mpi_call::Barrier, 0x2000, 1, 9010e-6, 10e-6);  // another path: not in the row
+    ASSERT_EQ(t->recent_slacks(row, out), 2u);
+    std::vector<double> seen(out.begin(), out.begin() + 2);
+    std::sort(seen.begin(), seen.end());
+    EXPECT_NEAR(seen[0], 100e-6, 1e-12);
+    EXPECT_NEAR(seen[1], 3000e-6, 1e-12);
 }
 
 TEST(MpiCallTable, AKeyThatOnceArrivedLastCorrectsAnOverestimatedCost) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include <limits>
 
 namespace {
@@ -65,17 +67,18 @@ TEST(MpiLendCost, TheRuleLendsOnlyWhereTheSlackCoversTheCost) {
     s.mode = lend_mode::predictive;
     s.least_slack_s = 1e-3;
     s.lend_cost_s = 4e-3;
-    EXPECT_FALSE(lend_at_entry(s, 1.2e-3));  // BT-MZ's waits: worth 1 ms, not 5
-    EXPECT_FALSE(lend_at_entry(s, 4.9e-3));
-    EXPECT_TRUE(lend_at_entry(s, 5e-3));
-    // A missed prediction lends once the wait covers both, as the entry would have.
-    EXPECT_FALSE(lend_while_waiting(s, 0.0, 2e-3));
-    EXPECT_TRUE(lend_while_waiting(s, 0.0, 5e-3));
-    // No prediction yet: the reactive rule's grace, the cost unknown to it.
-    EXPECT_TRUE(lend_while_waiting(s, std::nullopt, s.grace_s));
+    const auto after = [&](std::vector<double> recent) { return wait_before_lending(s, recent); };
+    // BT-MZ's waits: worth 1 ms, not 5. Nothing pays: the guard waits out both.
+    EXPECT_FALSE(after({1.2e-3, 1.2e-3}).paid);
+    EXPECT_EQ(after({1.2e-3, 1.2e-3}).after_s, 5e-3);
+    EXPECT_FALSE(after({4.9e-3}).paid);
+    EXPECT_EQ(after({5e-3}).after_s, 0.0);
+    EXPECT_TRUE(after({5e-3}).paid);
+    // No wait seen yet: the reactive rule's grace, the cost unknown to it.
+    EXPECT_EQ(after({}).after_s, s.grace_s);
     // The reactive rule (DLB's) does not look at the cost.
     s.mode = lend_mode::reactive;
-    EXPECT_TRUE(lend_while_waiting(s, 1.2e-3, s.grace_s));
+    EXPECT_EQ(after({1.2e-3}).after_s, s.grace_s);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -24,11 +25,18 @@ lending_settings rule(lend_mode m) {
     return s;
 }
 
+constexpr double never = std::numeric_limits<double>::infinity();
+
+// How long a wait of a path with these recent slacks waits before it lends.
+double after(const lending_settings& s, std::vector<double> recent) {
+    return wait_before_lending(s, recent).after_s;
+}
+
 TEST(MpiLendingRule, OffNeverLendsNorAsks) {
     for (const lend_mode m : {lend_mode::off, lend_mode::automatic}) {
-        EXPECT_FALSE(lend_at_entry(rule(m), 1.0));
-        EXPECT_FALSE(lend_while_waiting(rule(m), 1.0, 10.0));
-        EXPECT_FALSE(ask_after(rule(m), 0.0));
+        EXPECT_EQ(after(rule(m), {1.0}), never);
+        EXPECT_EQ(after(rule(m), {}), never);
+        EXPECT_FALSE(ask_after(rule(m), {1e-3, false}));
     }
 }
 
@@ -72,34 +80,63 @@ TEST(MpiLendingRule, PredictiveSizesAPhaseSoThePairFinishesTogether) {
 
 TEST(MpiLendingRule, ReactiveLendsAfterTheGraceAndAlwaysAsks) {
     const auto r = rule(lend_mode::reactive);
-    EXPECT_FALSE(lend_at_entry(r, 5e-3));  // a prediction changes nothing for it
-    EXPECT_FALSE(lend_while_waiting(r, std::nullopt, 49e-6));
-    EXPECT_TRUE(lend_while_waiting(r, std::nullopt, 50e-6));
-    EXPECT_TRUE(lend_while_waiting(r, 0.0, 60e-6));
-    EXPECT_TRUE(ask_after(r, 5e-3));
-    EXPECT_TRUE(ask_after(r, std::nullopt));
+    EXPECT_EQ(after(r, {5e-3, 5e-3}), 50e-6);  // the recent waits change nothing for it
+    EXPECT_EQ(after(r, {}), 50e-6);
+    EXPECT_FALSE(wait_before_lending(r, {}).paid);
+    EXPECT_TRUE(ask_after(r, {0.0, true}));
+    EXPECT_TRUE(ask_after(r, {1e-3, false}));
 }
 
-TEST(MpiLendingRule, PredictiveLendsAtEntryWhenSlackIsPredictedAndAsksWhenCritical) {
+// Slacks that are all alike: the point rule (lend at the entry for least_slack or more).
+TEST(MpiLendingRule, PredictiveLendsAtEntryWhenEveryRecentWaitWasWorthIt) {
     const auto p = rule(lend_mode::predictive);
-    EXPECT_TRUE(lend_at_entry(p, 2e-3));
-    EXPECT_TRUE(lend_at_entry(p, 1e-3));
-    EXPECT_FALSE(lend_at_entry(p, 0.9e-3));       // too short to be worth a core
-    EXPECT_FALSE(lend_at_entry(p, std::nullopt));  // nothing predicted yet
-    // A rank predicted not to wait is critical: it asks; one predicted to wait does not.
-    EXPECT_TRUE(ask_after(p, 0.0));
-    EXPECT_TRUE(ask_after(p, std::nullopt));
-    EXPECT_FALSE(ask_after(p, 3e-3));
+    EXPECT_EQ(after(p, {2e-3, 2e-3, 2e-3}), 0.0);
+    EXPECT_EQ(after(p, {1e-3}), 0.0);  // exactly least_slack: pays nothing, loses nothing
+    // Mostly long (ms): 3 and 2 pay 2 + 1 at the entry, the 0.1 wait loses 0.9 there: 2.1;
+    // waiting just past the short one (0.15) pays 1.85 + 0.85 = 2.7: it waits that long.
+    EXPECT_NEAR(after(p, {3e-3, 2e-3, 0.1e-3}), 0.15e-3, 1e-12);
+    // Long waits outnumbering a short one enough: 4 x 3 ms and a 0.1 ms wait: entry pays
+    // 4 x 2 - 0.9 = 7.1 ms, after 0.15 ms 4 x 1.85 = 7.4 ms: still after it. Ten long ones
+    // (20 - 0.9 = 19.1 against 18.5): at the entry.
+    EXPECT_NEAR(after(p, {3e-3, 3e-3, 3e-3, 3e-3, 0.1e-3}), 0.15e-3, 1e-12);
+    EXPECT_EQ(after(p, {3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 0.1e-3}), 0.0);
+    EXPECT_TRUE(wait_before_lending(p, std::vector<double>{2e-3}).paid);
+    // A rank whose next call lends at its entry does not ask for cores; one whose next call
+    // lends later, or only by the guard or the grace (not predicted to wait), asks.
+    EXPECT_FALSE(ask_after(p, wait_before_lending(p, std::vector<double>{2e-3})));
+    EXPECT_TRUE(ask_after(p, wait_before_lending(p, std::vector<double>{3e-3, 0.1e-3})));
+    EXPECT_TRUE(ask_after(p, wait_before_lending(p, std::vector<double>{0.1e-3})));
+    EXPECT_TRUE(ask_after(p, wait_before_lending(p, {})));
+    // With no latencies at all (the simulator's exact cases) the guard's wait is 0, and a
+    // rank that never waited still asks.
+    auto zero = p;
+    zero.grace_s = zero.least_slack_s = 0;
+    EXPECT_EQ(after(zero, {0.0}), 0.0);
+    EXPECT_TRUE(ask_after(zero, wait_before_lending(zero, std::vector<double>{0.0})));
 }
 
-TEST(MpiLendingRule, PredictiveGuardLendsWhenThePredictionMissed) {
+// OS noise on the other rank: most waits short (the step's jitter), some 3 ms long.
+TEST(MpiLendingRule, PredictiveWaitsJustPastTheShortWaitsWhenSomeAreLong) {
     const auto p = rule(lend_mode::predictive);
-    // Predicted no slack, yet the call has waited: lend once the wait is worth it.
-    EXPECT_FALSE(lend_while_waiting(p, 0.0, 0.5e-3));
-    EXPECT_TRUE(lend_while_waiting(p, 0.0, 1e-3));
-    // No prediction yet: the reactive rule.
-    EXPECT_FALSE(lend_while_waiting(p, std::nullopt, 10e-6));
-    EXPECT_TRUE(lend_while_waiting(p, std::nullopt, 50e-6));
+    // By hand (ms): short waits 0.05, 0.08, 0.10, 0.12; the candidates are 0 and each wait
+    // + 0.05 (the grace). At 0.13 no short wait outlasts it: 4 x (3 - 0.13 - 1) = 7.48, the
+    // most; at 0.10 the 0.12 wait lends for nothing (-0.98): 7.6 - 0.98 = 6.62; at 0.15,
+    // 7.4; at 0.17, 7.32; at the entry 4 x 2 - (0.95 + 0.92 + 0.9 + 0.88) = 4.35.
+    EXPECT_NEAR(after(p, {0.05e-3, 3e-3, 0.08e-3, 3e-3, 0.10e-3, 3e-3, 0.12e-3, 3e-3}), 0.13e-3, 1e-12);
+    // One long wait among eight short ones still pays for a lend past the short ones.
+    EXPECT_NEAR(after(p, {0.1e-3, 0.1e-3, 0.1e-3, 0.1e-3, 0.1e-3, 0.1e-3, 0.1e-3, 0.1e-3, 3e-3}), 0.15e-3, 1e-12);
+}
+
+TEST(MpiLendingRule, PredictiveGuardLendsWhenNoRecentWaitPaysAndFollowsReactiveAtFirst) {
+    const auto p = rule(lend_mode::predictive);
+    // Short waits only: nothing pays; a wait that lasts least_slack lends, as the reactive rule would.
+    const lending_wait w = wait_before_lending(p, std::vector<double>{0.9e-3, 0.1e-3, 0.0});
+    EXPECT_EQ(w.after_s, 1e-3);
+    EXPECT_FALSE(w.paid);
+    EXPECT_EQ(after(p, {0.0}), 1e-3);
+    // No wait seen yet: the reactive rule.
+    EXPECT_EQ(after(p, {}), 50e-6);
+    EXPECT_FALSE(wait_before_lending(p, {}).paid);
 }
 
 struct fake_lender {
@@ -121,7 +158,7 @@ TEST(MpiPoliteWait, ACallThatCompletesAtOnceLendsNothing) {
             done = true;
             return 0;
         },
-        rule(lend_mode::reactive), std::nullopt, lend_link{&fake_lender::lend, &f});
+        50e-6, std::nullopt, lend_link{&fake_lender::lend, &f});
     EXPECT_EQ(tests, 1);
     EXPECT_EQ(f.calls, 0);
     EXPECT_FALSE(out.lent);
@@ -141,7 +178,7 @@ TEST(MpiPoliteWait, AWaitLongerThanTheGraceLendsOnceAndReturnsAtCompletion) {
             done = complete.load();
             return 0;
         },
-        rule(lend_mode::reactive), std::nullopt, lend_link{&fake_lender::lend, &f});
+        50e-6, std::nullopt, lend_link{&fake_lender::lend, &f});
     completer.join();
     EXPECT_TRUE(out.lent);
     EXPECT_FALSE(out.lent_at_entry);  // it lent after waiting, not at the entry
@@ -159,7 +196,7 @@ TEST(MpiPoliteWait, PredictedSlackLendsBeforeTheFirstTest) {
             done = true;
             return 0;
         },
-        rule(lend_mode::predictive), 5e-3, lend_link{&fake_lender::lend, &f});
+        0.0, 5e-3, lend_link{&fake_lender::lend, &f});
     EXPECT_EQ(lends_before_first_test, 1);
     EXPECT_TRUE(out.lent);
     EXPECT_TRUE(out.lent_at_entry);
@@ -175,7 +212,7 @@ TEST(MpiPoliteWait, ARefusedLendIsNotRetriedAndAnErrorEndsTheWait) {
             // Fails after a while (an MPI error code): the wait ends with it.
             return ++tests >= 200000 ? 17 : 0;
         },
-        rule(lend_mode::reactive), std::nullopt, lend_link{&fake_lender::lend, &f});
+        50e-6, std::nullopt, lend_link{&fake_lender::lend, &f});
     EXPECT_EQ(out.rc, 17);
     EXPECT_FALSE(out.lent);
     EXPECT_FALSE(out.lent_at_entry);

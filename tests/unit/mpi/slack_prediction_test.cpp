@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -53,6 +54,26 @@ TEST(MpiSlackPrediction, ALastingChangeRestartsTheWindowWithinTwoInvocations) {
     // The median misses the first two of the new phase (2 ms each); last misses the first.
     EXPECT_NEAR(p.error_of_median().abs_error_s, 4e-3, 1e-12);
     EXPECT_NEAR(p.error_of_last().abs_error_s, 2e-3, 1e-12);
+}
+
+// The lending rule sees the waits as they came: a noise event the median keeps out of its
+// window is in recent(), and only the last `window` of them are.
+TEST(MpiSlackPrediction, RecentKeepsTheLastWaitsFarOnesIncluded) {
+    slack_predictor p(1e-3);
+    EXPECT_TRUE(p.recent().empty());
+    feed(p, {1e-3, 1e-3, 1e-3, 1e-3, 9e-3});
+    EXPECT_DOUBLE_EQ(p.predict_median(), 1e-3);  // the median left the 9 ms out
+    std::vector<double> seen(p.recent().begin(), p.recent().end());
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, (std::vector<double>{1e-3, 1e-3, 1e-3, 1e-3, 9e-3}));
+    std::vector<double> many;
+    for (int i = 1; i <= 2 * slack_predictor::window; ++i) many.push_back(i * 1e-3);
+    feed(p, many);
+    seen.assign(p.recent().begin(), p.recent().end());
+    std::sort(seen.begin(), seen.end());
+    ASSERT_EQ(seen.size(), static_cast<std::size_t>(slack_predictor::window));
+    EXPECT_DOUBLE_EQ(seen.front(), (slack_predictor::window + 1) * 1e-3);
+    EXPECT_DOUBLE_EQ(seen.back(), 2 * slack_predictor::window * 1e-3);
 }
 
 TEST(MpiSlackPrediction, FarValuesOnOppositeSidesAreNoChange) {
