@@ -35,12 +35,8 @@ lending_wait wait_before_lending(const lending_settings& s, std::span<const doub
     return {worth, false};  // nothing pays: the guard's wait
 }
 
-bool ask_after(const lending_settings& s, const lending_wait& next) noexcept {
-    switch (s.mode) {
-    case lend_mode::reactive: return true;
-    case lend_mode::predictive: return !next.paid || next.after_s > 0;
-    default: return false;
-    }
+bool ask_after(const lending_settings& s) noexcept {
+    return s.mode == lend_mode::reactive || s.mode == lend_mode::predictive;
 }
 
 std::vector<unsigned> finish_together(std::span<const double> work, unsigned cores) {

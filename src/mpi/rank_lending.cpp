@@ -309,16 +309,11 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     const wait_outcome out = wait_politely(run_test, lend_after_s, predicted, lend_link{&lend_now, nullptr, &nap_until_idle});
     const unsigned phase_cores = l.phase_cores;
     l.phase_cores = 0;
-    // After the call: take the cores back (asking for more unless the next wait, the path that
-    // followed this one last time, lends at its entry), or change the standing request when
-    // the rule changed its mind. A request need not be withdrawn before a wait that lends at
-    // its entry: the daemon drops it when the offer comes (one message less per step).
+    // After the call: take the cores back (asking for more while it computes), or change the
+    // standing request when the rule changed its mind. A wait that lends drops the request
+    // (the daemon replaces it with the offer) and the take-back renews it.
     const unsigned spare = spare_now(l);
-    const std::uint32_t next_plus_1 = l.paths.empty() ? 0 : l.paths[row].next_plus_1;
-    const lending_wait next = wait_before_lending_at(l, next_plus_1 > 0 ? next_plus_1 - 1 : row,
-                                                     l.lend_cost_s.load(std::memory_order_relaxed));
-    const bool ask = spare > 0 && ask_after(l.rule, next);
-    const bool offer_replaces_request = next.paid && next.after_s <= 0;
+    const bool ask = spare > 0 && ask_after(l.rule);
     try {
         note_phase(l, row, entry_s, out.waited_s, phase_cores);
         note_step(l, row, entry_s, out, predicted, phase_cores);
@@ -330,7 +325,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
             }
             if (client().want(ask ? spare : 0)) l.take_backs.fetch_add(1, std::memory_order_relaxed);
             l.asking = ask;
-        } else if (ask != l.asking && !(l.asking && offer_replaces_request) && client().in_lending_job()) {
+        } else if (ask != l.asking && client().in_lending_job()) {
             if (client().want(ask ? spare : 0)) l.asks.fetch_add(1, std::memory_order_relaxed);
             l.asking = ask;
         }

@@ -47,7 +47,7 @@ void apply_key(lending_policy& p, std::string_view word) {
         else throw std::invalid_argument(shown + ": sizing is on, renew or off");
     } else if (p.type == lending_policy::kind::predictive && key == "ask") {
         if (value != "critical" && value != "all") throw std::invalid_argument(shown + ": ask is critical or all");
-        p.ask_all = value == "all";
+        p.ask_critical = value == "critical";
     } else if (p.type == lending_policy::kind::predictive && key == "guard") {
         if (!parse_number(value, 0, 10, p.guard))
             throw std::invalid_argument(shown + ": guard is a fraction in [0, 10]");
@@ -68,7 +68,7 @@ std::string lending_policy::to_string() const {
             if (sizing == sizing_mode::off) s += ",sizing=off";
             if (sizing == sizing_mode::renewed) s += ",sizing=renew";
             if (guard != lending_policy{}.guard) s += ",guard=" + number_text(guard);
-            if (ask_all) s += ",ask=all";
+            if (ask_critical) s += ",ask=critical";
             return s;
         }
         default: return kind_name(type);

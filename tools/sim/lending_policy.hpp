@@ -17,10 +17,11 @@
 //              (uniform in [0, `poll`)); its running loop lets the cores in at participant 0's
 //              next dynamic chunk (loop/participant_limit.hpp), each after `move`; they take
 //              dynamic chunks only; its next regions plan with them
-//  predictive  aloe's rule: a rank whose call is predicted (last value, per call path, as
-//              the thesis predicts slack) to wait ≥ `least-slack` lends at the call's entry;
-//              a prediction that missed lends after `least-slack` of waiting; no prediction
-//              yet: the reactive rule; only ranks predicted not to wait ask.
+//  predictive  aloe's rule, the runtime's own functions (src/mpi/lending_rule.hpp) on each
+//              rank's last 9 waits: a rank lends after the wait that pays most for a lend
+//              (at the call's entry when its waits are long, just past the short ones when
+//              some are long, after `least-slack` when none pays; no wait yet: the reactive
+//              rule); every computing rank asks.
 //              `sizing=on` (default): phase-start sizing. At a step's start, when every
 //              rank's busy core-seconds agreed within `guard` over the last two steps, the
 //              ranks run with the cores rank_sizing.hpp gives them for the core-seconds their
@@ -31,8 +32,9 @@
 //              across the call). `sizing=renew`: every phase's split goes through the daemon
 //              and the poll again. `sizing=off`: lending around the call only.
 //              `guard=G` (0.1): a sized step that took more than (1 + G) × its prediction
-//              sends the node back to the plain allocation for a step. `ask=all`: every
-//              computing rank asks, as under reactive (not aloe's rule: a what-if)
+//              sends the node back to the plain allocation for a step. `ask=critical`: a
+//              rank asks only where its next wait does not lend at the entry (aloe's rule
+//              until 2026-11-28, a what-if now); `ask=all` is the default
 #pragma once
 
 #include <string>
@@ -48,9 +50,9 @@ struct lending_policy {
     enum class sizing_mode { off, standing, renewed };
     sizing_mode sizing = sizing_mode::standing;  ///< predictive: phase-start sizing
     double guard = 0.1;     ///< predictive: how far a prediction may miss
-    bool ask_all = false;   ///< predictive: every computing rank asks (aloe: only the critical)
+    bool ask_critical = false;  ///< predictive: only a rank whose next wait does not lend at the entry asks
     /// Canonical text: "off", "lewi", "lewi,mpi=busy", "reactive", "predictive",
-    /// "predictive,sizing=renew,guard=0.2,ask=all" (defaults omitted).
+    /// "predictive,sizing=renew,guard=0.2,ask=critical" (defaults omitted).
     std::string to_string() const;
 };
 

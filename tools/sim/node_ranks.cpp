@@ -164,11 +164,14 @@ void node_ranks::begin_step(const step_boundary& b) {
         }
         r.start = r.arrival = start;
         if (!b.first) {
-            // The request after the last call (rank_lending.cpp: ask_after with the next
-            // wait's rule, made before that call's wait joins the path's last waits).
+            // The request after the last call (rank_lending.cpp: ask_after; `ask=critical`, the
+            // rule before 2026-11-28: not where the next wait lends at its entry, decided
+            // before that call's wait joins the last waits).
             if (policy_.type == lending_policy::kind::reactive) r.requesting = true;
-            else if (policy_.type == lending_policy::kind::predictive)
-                r.requesting = policy_.ask_all || mpi::ask_after(lending_rule(), wait_before_lending(r));
+            else if (policy_.type == lending_policy::kind::predictive) {
+                const mpi::lending_wait next = wait_before_lending(r);
+                r.requesting = mpi::ask_after(lending_rule()) && !(policy_.ask_critical && next.paid && next.after_s <= 0);
+            }
             r.waits[static_cast<std::size_t>(r.waits_seen % static_cast<int>(r.waits.size()))] =
                 std::max(0.0, b.latest_arrival - r.arrival_last);
             ++r.waits_seen;

@@ -36,7 +36,7 @@ TEST(MpiLendingRule, OffNeverLendsNorAsks) {
     for (const lend_mode m : {lend_mode::off, lend_mode::automatic}) {
         EXPECT_EQ(after(rule(m), {1.0}), never);
         EXPECT_EQ(after(rule(m), {}), never);
-        EXPECT_FALSE(ask_after(rule(m), {1e-3, false}));
+        EXPECT_FALSE(ask_after(rule(m)));
     }
 }
 
@@ -83,8 +83,7 @@ TEST(MpiLendingRule, ReactiveLendsAfterTheGraceAndAlwaysAsks) {
     EXPECT_EQ(after(r, {5e-3, 5e-3}), 50e-6);  // the recent waits change nothing for it
     EXPECT_EQ(after(r, {}), 50e-6);
     EXPECT_FALSE(wait_before_lending(r, {}).paid);
-    EXPECT_TRUE(ask_after(r, {0.0, true}));
-    EXPECT_TRUE(ask_after(r, {1e-3, false}));
+    EXPECT_TRUE(ask_after(r));
 }
 
 // Slacks that are all alike: the point rule (lend at the entry for least_slack or more).
@@ -101,18 +100,13 @@ TEST(MpiLendingRule, PredictiveLendsAtEntryWhenEveryRecentWaitWasWorthIt) {
     EXPECT_NEAR(after(p, {3e-3, 3e-3, 3e-3, 3e-3, 0.1e-3}), 0.15e-3, 1e-12);
     EXPECT_EQ(after(p, {3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 0.1e-3}), 0.0);
     EXPECT_TRUE(wait_before_lending(p, std::vector<double>{2e-3}).paid);
-    // A rank whose next call lends at its entry does not ask for cores; one whose next call
-    // lends later, or only by the guard or the grace (not predicted to wait), asks.
-    EXPECT_FALSE(ask_after(p, wait_before_lending(p, std::vector<double>{2e-3})));
-    EXPECT_TRUE(ask_after(p, wait_before_lending(p, std::vector<double>{3e-3, 0.1e-3})));
-    EXPECT_TRUE(ask_after(p, wait_before_lending(p, std::vector<double>{0.1e-3})));
-    EXPECT_TRUE(ask_after(p, wait_before_lending(p, {})));
-    // With no latencies at all (the simulator's exact cases) the guard's wait is 0, and a
-    // rank that never waited still asks.
+    // Every computing rank asks, whatever its waits (under noise any rank may be the late one).
+    EXPECT_TRUE(ask_after(p));
+    // With no latencies at all (the simulator's exact cases) the guard's wait is 0.
     auto zero = p;
     zero.grace_s = zero.least_slack_s = 0;
     EXPECT_EQ(after(zero, {0.0}), 0.0);
-    EXPECT_TRUE(ask_after(zero, wait_before_lending(zero, std::vector<double>{0.0})));
+    EXPECT_FALSE(wait_before_lending(zero, std::vector<double>{0.0}).paid);
 }
 
 // OS noise on the other rank: most waits short (the step's jitter), some 3 ms long.

@@ -29,15 +29,15 @@ std::string message_thrown_by(const auto& call) {
 TEST(LendingPolicy, ParsesPoliciesAndTheirWords) {
     EXPECT_EQ(names(parse_lending_policies("off,lewi,lewi,mpi=busy,reactive,predictive")),
               "off;lewi;lewi,mpi=busy;reactive;predictive;");
-    const auto ps = parse_lending_policies("predictive,sizing=off;predictive,sizing=renew,guard=0.25,ask=all;lewi,mpi=yield");
+    const auto ps = parse_lending_policies("predictive,sizing=off,ask=all;predictive,sizing=renew,guard=0.25,ask=critical;lewi,mpi=yield");
     ASSERT_EQ(ps.size(), 3u);
-    EXPECT_FALSE(ps[0].ask_all);
-    EXPECT_TRUE(ps[1].ask_all);
+    EXPECT_FALSE(ps[0].ask_critical);  // all: the default
+    EXPECT_TRUE(ps[1].ask_critical);
     EXPECT_EQ(ps[0].sizing, lending_policy::sizing_mode::off);
     EXPECT_EQ(ps[1].sizing, lending_policy::sizing_mode::renewed);
     EXPECT_DOUBLE_EQ(ps[1].guard, 0.25);
     EXPECT_FALSE(ps[2].busy_mpi);
-    EXPECT_EQ(names(ps), "predictive,sizing=off;predictive,sizing=renew,guard=0.25,ask=all;lewi;");
+    EXPECT_EQ(names(ps), "predictive,sizing=off;predictive,sizing=renew,guard=0.25,ask=critical;lewi;");
 }
 
 TEST(LendingPolicy, BadWordsAreNamed) {
