@@ -10,7 +10,6 @@
 // MPI-free (the test is a callable), so the tests drive it with fake completions.
 #pragma once
 
-#include "mpi/lending_rule.hpp"
 #include "runtime/clock.hpp"
 
 #include <sched.h>
@@ -64,7 +63,7 @@ inline void pause_politely(double since_lent_s, void (*nap_for)(double seconds) 
 }
 
 /// Calls test(done) until it sets `done` or returns non-zero; lends once it has waited
-/// `lend_after_s` (0: before the first test; lending_rule.hpp: wait_before_lending_s).
+/// `lend_after_s` (0: before the first test; lending_rule.hpp: wait_before_lending).
 /// `predicted_s`: the path's predicted slack, which lengthens the naps while much is left.
 template <class Test>
 wait_outcome wait_politely(Test&& test, double lend_after_s, std::optional<double> predicted_s,

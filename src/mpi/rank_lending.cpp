@@ -4,6 +4,7 @@
 #include "mpi/call_table.hpp"
 #include "mpi/idle_core_watch.hpp"
 #include "mpi/lend_cost.hpp"
+#include "mpi/lending_rule.hpp"
 #include "mpi/lending_steps.hpp"
 #include "mpi/slack_board.hpp"
 #include "runtime/borrowed_cores.hpp"
@@ -262,29 +263,23 @@ void lending_after_init(MPI_Comm world) noexcept {
 bool polite_point_to_point() noexcept { return lender_state().point_to_point; }
 bool polite_collectives() noexcept { return lender_state().collectives; }
 
-// How long a wait of the path at `row` waits before it lends (lending_rule.hpp), from the
-// path's recent slacks, with a lend costing `cost_s`.
-lending_wait wait_before_lending_at(const lender& l, std::size_t row, double cost_s) noexcept {
-    std::array<double, slack_predictor::window> seen{};
-    const std::span<const double> recent{seen.data(), process_calls().recent_slacks(row, seen)};
-    lending_settings rule = l.rule;
-    rule.lend_cost_s = cost_s;
-    return wait_before_lending(rule, recent);
-}
-
-// This wait's. Predictive: the phase that ends at this wait tells what the last lend cost
-// (when the same thread returned from the last wait), and the rule counts it against every
-// lend, except on a probe (lend_cost.hpp).
+// How long this wait waits before it lends (lending_rule.hpp), from its path's recent slacks
+// (reactive needs none). Predictive: the phase that ends at this wait tells what the last
+// lend cost (when the same thread returned from the last wait), and the rule counts it
+// against every lend, except on a probe (lend_cost.hpp).
 double wait_before_this_lend(lender& l, std::size_t row, double entry_s) noexcept {
-    if (l.rule.mode != runtime::lend_mode::predictive) return wait_before_lending_at(l, row, 0).after_s;
+    lending_settings rule = l.rule;
+    if (rule.mode != runtime::lend_mode::predictive) return wait_before_lending(rule, {}).after_s;
     if (l.return_thread == &cpu_clock_thread && l.return_cpu_s >= 0) {
         const double cpu_s = runtime::thread_cpu_seconds();
         if (cpu_s >= 0) l.cost.phase_ended(l.returned_from_lend, entry_s - l.last_return_s, cpu_s - l.return_cpu_s);
     }
-    const double cost_s = l.cost.cost_s();
-    l.lend_cost_s.store(cost_s, std::memory_order_relaxed);
-    const lending_wait without_cost = wait_before_lending_at(l, row, 0);
-    const lending_wait with_cost = wait_before_lending_at(l, row, cost_s);
+    std::array<double, slack_predictor::window> seen{};
+    const std::span<const double> recent{seen.data(), process_calls().recent_slacks(row, seen)};
+    const lending_wait without_cost = wait_before_lending(rule, recent);
+    rule.lend_cost_s = l.cost.cost_s();
+    l.lend_cost_s.store(rule.lend_cost_s, std::memory_order_relaxed);
+    const lending_wait with_cost = wait_before_lending(rule, recent);
     if (without_cost.paid && without_cost.after_s < with_cost.after_s) {  // the cost alone holds the lend back
         if (l.cost.probe_instead_of_refusing()) return without_cost.after_s;
         l.refused_for_cost.fetch_add(1, std::memory_order_relaxed);
