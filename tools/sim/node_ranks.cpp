@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 
 namespace aloe::sim {
 namespace {
@@ -172,9 +171,7 @@ void node_ranks::begin_step(const step_boundary& b) {
                 const mpi::lending_wait next = wait_before_lending(r);
                 r.requesting = mpi::ask_after(lending_rule()) && !(policy_.ask_critical && next.paid && next.after_s <= 0);
             }
-            r.waits[static_cast<std::size_t>(r.waits_seen % static_cast<int>(r.waits.size()))] =
-                std::max(0.0, b.latest_arrival - r.arrival_last);
-            ++r.waits_seen;
+            r.waits.observe(b.latest_arrival - r.arrival_last);
         }
         r.lend_at = never;
         r.region = 0;
@@ -432,8 +429,7 @@ mpi::lending_settings node_ranks::lending_rule() const {
 }
 
 mpi::lending_wait node_ranks::wait_before_lending(const rank_state& s) const {
-    const auto seen = static_cast<std::size_t>(std::min(s.waits_seen, static_cast<int>(s.waits.size())));
-    return mpi::wait_before_lending(lending_rule(), std::span<const double>(s.waits.data(), seen));
+    return mpi::wait_before_lending(lending_rule(), s.waits.recent());
 }
 
 void node_ranks::arrive(int r, double t) {

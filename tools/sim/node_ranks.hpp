@@ -22,13 +22,13 @@
 #pragma once
 
 #include "mpi/lending_rule.hpp"
+#include "mpi/slack_prediction.hpp"
 #include "sim/iteration_costs.hpp"
 #include "sim/lending_policy.hpp"
 #include "sim/machine_profile.hpp"
 #include "sim/node_noise.hpp"
 #include "sim/random_stream.hpp"
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -121,10 +121,9 @@ private:
         std::int64_t pool_next = 0, pool_end = 0;
         double region_end = 0, penalty = 0;
         bool in_region = false, door = false, arrived = false, offering = false, requesting = false;
-        // Its last waits at the step's call, as libaloe-mpi keeps a path's (slack_predictor::
-        // recent): what the predictive rule decides from (mpi/lending_rule.hpp).
-        std::array<double, 9> waits{};
-        int waits_seen = 0;
+        // Its waits at the step's call, kept as libaloe-mpi keeps a path's: the predictive rule
+        // decides from their last ones (slack_predictor::recent, mpi/lending_rule.hpp).
+        mpi::slack_predictor waits;
         // This step's work as sizing predicts it for the next step: the core-seconds its
         // loops held on the threads each region started with (threads × region time: what
         // a runtime measures of a loop; unlike busy time it includes the idle at each join,
