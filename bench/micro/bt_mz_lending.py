@@ -26,7 +26,10 @@ after each, `--delete` only when it lists one.
 
 The time is the benchmark's own "Time in seconds"; a run counts when it exits 0 within
 --timeout and prints "Verification Successful" (a failed or timed-out run is listed, never
-dropped; a timed-out run's process group is killed). Per class and variant: median, quartiles
+dropped; a timed-out run's process group is killed). --niter N runs N time steps through the
+benchmark's own input file instead of the class's (class S's 60 steps of 0.5 ms are too short
+for its 0.01 s timer); NAS's reference norms then do not apply, and a run counts when its ten
+RMS norms equal those of an untimed plain run of the same steps. Per class and variant: median, quartiles
 [p25-p75], spread (p75-p25)/median, ratio to `off` and to `plain`, and the ideal ratio
 BT-MZ's own zone mapping gives ("Calculated speedup" / its threads, from runs with the asked
 thread count: what moving cores perfectly could reach). Each run also records what BT-MZ printed as its thread count (a warning that
@@ -45,6 +48,8 @@ machine's paths).
 
     .venv/bin/python bench/micro/bt_mz_lending.py --npb-mz <npb-mz> --dlb-prefix <dlb-prefix> \\
         --classes W,S --reps 3 --out bench/results/bt-mz-lending-<date>
+    .venv/bin/python bench/micro/bt_mz_lending.py --npb-mz <npb-mz> --dlb-prefix <dlb-prefix> \\
+        --classes S --niter 6000 --reps 5 --out bench/results/bt-mz-s-lending-<date>
     .venv/bin/python bench/micro/bt_mz_lending.py --npb-mz <npb-mz> --npb-mz-runtime <npb-mz-runtime> \\
         --binary runtime --aloe-schedule dynamic,chunk=1 --reps 1 --out <scratch>
 
@@ -90,6 +95,15 @@ VARIANTS = {
 THREADS_RE = re.compile(r"Total number of threads:\s*(\d+)\s*\(\s*([0-9.]+)\s*threads/process\)")
 WARNING_RE = re.compile(r"Warning: Requested\s+(\d+) threads per process, but the active value is\s+(\d+)")
 SPEEDUP_RE = re.compile(r"Calculated speedup\s*=\s*([0-9.]+)")
+# A line of the verification's tables: "[FAILURE:] m computed reference difference"; the computed norm.
+NORM_RE = re.compile(r"^\s*(?:FAILURE:)?\s*[1-5]\s+([0-9.]+E[-+][0-9]+)\s+[0-9.]+E[-+][0-9]+\s+[0-9.]+E[-+][0-9]+\s*$", re.M)
+
+
+def same_norms(norms: list[float], reference: list[float], rel: float = 1e-9) -> bool:
+    """Whether a run's ten RMS norms equal the reference run's: the threads a rank had change the
+    order of the norms' sums only."""
+    return len(norms) == len(reference) and all(abs(x - y) <= rel * max(abs(y), 1e-300)
+                                                for x, y in zip(norms, reference))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -112,6 +126,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--benchmark", choices=("bt-mz", "sp-mz", "lu-mz"), default="bt-mz",
                    help="which NPB-MZ program (default bt-mz; sp-mz and lu-mz are built the same way)")
     p.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS per rank (default 1)")
+    p.add_argument("--niter", type=int, default=0,
+                   help="time steps through the benchmark's own input file (input<benchmark>.data: niter, "
+                        "the class's dt, no timers) instead of the class's; bt-mz and sp-mz only. NAS's "
+                        "reference norms hold for the class's steps only, so a run then counts when its norms "
+                        "equal those of an untimed plain run of the same steps (relative 1e-9)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"subset of {', '.join(VARIANTS)}")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--timeout", type=int, default=300, help="seconds per run (default 300)")
@@ -134,6 +153,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         p.error("no variant or no class left to run")
     if a.reps < 1 or a.threads < 1 or a.timeout < 1:
         p.error("--reps, --threads and --timeout need values of at least 1")
+    if a.niter < 0:
+        p.error("--niter needs a count of steps (0: the class's own)")
+    if a.niter and a.benchmark == "lu-mz":
+        p.error("--niter: LU-MZ's input file (inputlu-mz.data) has another layout; use bt-mz or sp-mz")
     if a.binary == "runtime" and not a.npb_mz_runtime:
         p.error("--binary runtime needs --npb-mz-runtime")
     a.out = Path(a.out) if a.out else REPO / "bench" / "results" / f"{a.benchmark}-lending-{datetime.date.today():%Y%m%d}"
@@ -220,6 +243,8 @@ class Runner:
         shown += [(str(self.tree), "<npb-mz-runtime>" if a.binary == "runtime" else "<npb-mz>"),
                   (str(tmp), "<tmp>"), (str(REPO), "<repo>")]
         self.placeholders = shown
+        self.input_file = f"input{a.benchmark}.data"
+        self.reference_norms: dict[str, list[float]] = {}
 
     def hide(self, text: str) -> str:
         for real, name in self.placeholders:
@@ -285,6 +310,8 @@ class Runner:
 
     def run(self, variant: str, cls: str, rep: int, kind: str = "timed", extra_env=None, during=None) -> dict:
         folder = Path(tempfile.mkdtemp(prefix="run-", dir=self.tmp))
+        if self.a.niter:
+            (folder / self.input_file).write_text(f"{self.a.niter}\n0\n0\n")
         argv, env = self.argv(variant, cls, folder, extra_env)
         waited = wait_quiet(0.3, self.a.quiet_wait) if self.a.quiet_wait > 0 else 0.0
         hz = os.sysconf("SC_CLK_TCK")
@@ -298,7 +325,13 @@ class Runner:
         rec |= {"rc": rc, "wall_s": round(wall, 3), "foreign_cpu_s": round(max(0.0, (b1 - b0) - (c1 - c0)) / hz, 3)}
         m = bt_mz.TIME_RE.search(out)
         rec["time_s"] = float(m.group(1)) if m else None
-        rec["verified"] = bool(bt_mz.VERIFIED_RE.search(out)) and not bt_mz.FAILED_RE.search(out) and rc == 0
+        if self.a.niter:
+            rec["niter"] = self.a.niter
+            rec["norms"] = [float(x) for x in NORM_RE.findall(out)]
+            ref = self.reference_norms.get(cls)
+            rec["verified"] = rc == 0 and len(rec["norms"]) == 10 and (ref is None or same_norms(rec["norms"], ref))
+        else:
+            rec["verified"] = bool(bt_mz.VERIFIED_RE.search(out)) and not bt_mz.FAILED_RE.search(out) and rc == 0
         if m := THREADS_RE.search(out):
             rec["total_threads"], rec["threads_per_process"] = int(m.group(1)), float(m.group(2))
         if m := WARNING_RE.search(out):
@@ -463,6 +496,11 @@ def markdown(rows, diags, runs, a, machine) -> list[str]:
            "spread = (p75 − p25)/median; ratios of medians. `ideal` is the benchmark's own \"Calculated speedup\" / its threads "
            "(its zone mapping's balance: the time perfect core moving would reach against no lending). "
            "Commands: command.txt; every run: runs.jsonl.", ""]
+    if a.niter:
+        out += [f"Steps: {a.niter} per run, through the benchmark's own input file ({a.benchmark}'s "
+                f"`input{a.benchmark}.data`: niter {a.niter}, the class's dt, no timers), not the class's. NAS's "
+                "reference norms hold for the class's steps only: `verified` here means the run's ten RMS norms "
+                "equal those of an untimed plain run of the same steps (relative 1e-9).", ""]
     if a.skipped:
         out += [f"Not run (no --dlb-prefix): {', '.join(a.skipped)}.", ""]
     out += ["| class | variant | what | median s | [p25–p75] | spread | ratio to off | ratio to plain | ideal | "
@@ -588,6 +626,9 @@ def command_text(a: argparse.Namespace, R: Runner, runs: list[dict], argv: list[
         "#   build/release/tools/aloed/aloed --socket <socket>  ...  build/release/tools/aloe/aloe daemon stop --socket <socket>",
         "# Each variant's command as the script ran it (in an empty folder <run>; runs.jsonl has every run's):",
     ]
+    if a.niter:
+        lines.insert(-1, f"# With --niter: each run's folder <run> holds input{a.benchmark}.data (lines {a.niter}, 0, 0); "
+                         "an untimed plain run first gives the reference norms.")
     for v in a.variant_names:
         for cls in a.class_names:
             first = next((r for r in runs if r["variant"] == v and r["class"] == cls), None)
@@ -632,6 +673,15 @@ def main(argv: list[str]) -> int:
                 log_f.write(json.dumps(rec) + "\n")
                 log_f.flush()
             vs = a.variant_names
+            for cls in a.class_names if a.niter else []:
+                rec = R.run("plain", cls, -1, "reference")
+                log(rec)
+                if not rec["verified"]:
+                    print(f"bt_mz_lending.py: the reference run of class {cls} with {a.niter} steps failed "
+                          f"(rc {rec['rc']}, {len(rec['norms'])} norms)", file=sys.stderr)
+                    return 1
+                R.reference_norms[cls] = rec["norms"]
+                print(f"reference {cls}: {a.niter} steps, {rec['time_s']} s, norms {rec['norms'][:2]}...", flush=True)
             for rep in range(a.reps):
                 for cls in a.class_names:
                     for v in vs[rep % len(vs):] + vs[:rep % len(vs)]:
@@ -656,7 +706,7 @@ def main(argv: list[str]) -> int:
     rows = summarize(runs, a)
     (a.out / "result.json").write_text(json.dumps(
         {"benchmark": f"{a.benchmark.upper()} (NPB3.3-MZ-MPI 3.3.1)", "classes": a.class_names, "ranks": RANKS,
-         "threads_per_rank": a.threads, "binary": a.binary, "aloe_schedule": a.aloe_schedule, "reps": a.reps,
+         "threads_per_rank": a.threads, "niter": a.niter or None, "binary": a.binary, "aloe_schedule": a.aloe_schedule, "reps": a.reps,
          "binding": "mpirun -np 2 --bind-to core --map-by slot:PE=T", "variants": {v: VARIANTS[v] for v in a.variant_names},
          "not_run": a.skipped, "machine": machine, "summary": rows, "diagnostics": diags}, indent=1) + "\n")
     (a.out / "result.md").write_text("\n".join(markdown(rows, diags, runs, a, machine)) + "\n")
