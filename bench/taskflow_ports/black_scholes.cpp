@@ -29,20 +29,26 @@ namespace {
 
 constexpr double inv_sqrt_2pi = 0.39894228040143270286;
 
-// The standard normal distribution function by Abramowitz & Stegun 26.2.17.
+// The standard normal distribution function by Abramowitz & Stegun 26.2.17, each step rounded
+// to float as PARSEC's code rounds it (k's three steps included). Computing k in double and
+// rounding once, with the sign folded into selects, cost 2-3% of the whole benchmark on one
+// thread (measured against the benchmark's own formula on the same data, 2026-11-28).
 inline float normal_cdf(float x) {
     const bool negative = x < 0.0f;
-    const float z = negative ? -x : x;
-    const float density = static_cast<float>(std::exp(-0.5f * z * z) * inv_sqrt_2pi);
-    const float k = static_cast<float>(1.0 / (1.0 + 0.2316419 * z));
+    if (negative) x = -x;
+    const float density = static_cast<float>(std::exp(-0.5f * x * x) * inv_sqrt_2pi);
+    float k = static_cast<float>(0.2316419 * x);
+    k = static_cast<float>(1.0 + k);
+    k = static_cast<float>(1.0 / k);
     const float k2 = k * k, k3 = k2 * k, k4 = k3 * k, k5 = k4 * k;
     float tail = static_cast<float>(k2 * -0.356563782);
     tail = tail + static_cast<float>(k3 * 1.781477937);
     tail = tail + static_cast<float>(k4 * -1.821255978);
     tail = tail + static_cast<float>(k5 * 1.330274429);
     tail = tail + static_cast<float>(k * 0.319381530);
-    const float upper = static_cast<float>(1.0 - tail * density);
-    return negative ? static_cast<float>(1.0 - upper) : upper;
+    float cdf = static_cast<float>(1.0 - tail * density);
+    if (negative) cdf = static_cast<float>(1.0 - cdf);
+    return cdf;
 }
 
 inline float option_price(float spot, float strike, float rate, float volatility, float time, int is_put) {
