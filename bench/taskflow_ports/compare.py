@@ -347,19 +347,24 @@ def quantile(xs: list[float], f: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
+def run_times(rows: list[dict], whole_sweep: bool = False) -> dict[str, dict[str, dict[int, float]]]:
+    """benchmark -> model -> repetition -> ms of its successful runs: the largest size's, or
+    with whole_sweep the sum of the run's sizes."""
+    times: dict[str, dict[str, dict[int, float]]] = {}
+    for r in rows:
+        if r["status"] != "ok" or not (whole_sweep or r["largest"] == "1"):
+            continue
+        per_rep = times.setdefault(r["benchmark"], {}).setdefault(r["model"], {})
+        rep = int(r["rep"])
+        per_rep[rep] = per_rep.get(rep, 0.0) + float(r["runtime_ms"])
+    return times
+
+
 def summarize(rows: list[dict]) -> str:
     """summary.md from results.csv's rows (largest size only, successful runs)."""
-    by: dict[str, dict[str, dict[int, float]]] = {}
-    sizes: dict[str, str] = {}
-    failed: list[str] = []
-    for r in rows:
-        if r["status"] != "ok":
-            failed.append(f"{r['benchmark']} {r['model']} rep {r['rep']}: {r['status']}")
-            continue
-        if r["largest"] != "1":
-            continue
-        by.setdefault(r["benchmark"], {}).setdefault(r["model"], {})[int(r["rep"])] = float(r["runtime_ms"])
-        sizes[r["benchmark"]] = r["size"]
+    by = run_times(rows)
+    sizes = {r["benchmark"]: r["size"] for r in rows if r["status"] == "ok" and r["largest"] == "1"}
+    failed = [f"{r['benchmark']} {r['model']} rep {r['rep']}: {r['status']}" for r in rows if r["status"] != "ok"]
     out = ["| benchmark | size | model | runs | median ms | min–max ms | p25–p75 ms | / best peer "
            "(medians) | paired / best peer, median [p25, p75] |", "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     verdicts = []
@@ -408,16 +413,7 @@ def against_each_peer(rows: list[dict]) -> list[str]:
     sweep (the sum of a run's sizes). The best-of-three median above is the lowest of three noisy
     medians, so on a shared machine aloe misses it even where it ties every peer; these rows say
     whether a peer is faster in most repetitions."""
-    largest: dict[str, dict[str, dict[int, float]]] = {}
-    sweep: dict[str, dict[str, dict[int, float]]] = {}
-    for r in rows:
-        if r["status"] != "ok":
-            continue
-        rep, ms = int(r["rep"]), float(r["runtime_ms"])
-        total = sweep.setdefault(r["benchmark"], {}).setdefault(r["model"], {})
-        total[rep] = total.get(rep, 0.0) + ms
-        if r["largest"] == "1":
-            largest.setdefault(r["benchmark"], {}).setdefault(r["model"], {})[rep] = ms
+    largest, sweep = run_times(rows), run_times(rows, whole_sweep=True)
     out = ["Against each peer, per repetition (aloe's time over the peer's in the same repetition): "
            "median [min, max], and in how many repetitions aloe was the faster.", "",
            "| benchmark | aloe | peer | largest size: ratio | faster | whole sweep: ratio | faster |",
