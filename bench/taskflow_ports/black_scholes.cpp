@@ -31,11 +31,19 @@ constexpr double inv_sqrt_2pi = 0.39894228040143270286;
 
 // The standard normal distribution function by Abramowitz & Stegun 26.2.17, each step rounded
 // to float as PARSEC's code rounds it (k's three steps included). Computing k in double and
-// rounding once, with the sign folded into selects, cost 2-3% of the whole benchmark on one
-// thread (measured against the benchmark's own formula on the same data, 2026-11-28).
+// rounding once cost 2-3% of the whole benchmark on one thread (measured against the
+// benchmark's own formula on the same data, 2026-11-28). The sign is an int set in if/else,
+// as PARSEC keeps it: GCC 12 then branches, where a bool and `if (negative) x = -x` became
+// five select instructions a call and 3-5% of the benchmark on one thread (13.30-13.34 s
+// against 12.54-12.72, the libgomp binary 12.61-12.88).
 inline float normal_cdf(float x) {
-    const bool negative = x < 0.0f;
-    if (negative) x = -x;
+    int negative;
+    if (x < 0.0f) {
+        x = -x;
+        negative = 1;
+    } else {
+        negative = 0;
+    }
     const float density = static_cast<float>(std::exp(-0.5f * x * x) * inv_sqrt_2pi);
     float k = static_cast<float>(0.2316419 * x);
     k = static_cast<float>(1.0 + k);
