@@ -11,7 +11,8 @@
 // Runtimes: aloe, tbb (tbb::task_group), omp (OpenMP tasks: libgomp, or libomp when the
 // driver puts libomp first under libgomp's name), taskflow (when built with
 // ALOE_TASKFLOW_DIR), hpx (HPX's local runtime, when built with ALOE_HPX_DIR), async
-// (std::async, a thread per task: spin only).
+// (std::async, a thread per task: spin and empty), serial (no runtime: the bodies in a plain
+// loop, fib and empty: the floor under every runtime's time per task).
 // Output: one JSON object per line.
 #include <aloe/task.hpp>
 #include <aloe/team.hpp>
@@ -229,7 +230,7 @@ struct options {
 [[noreturn]] void usage(const std::string& why) {
     std::fprintf(stderr,
                  "aloe-bench-tasks: %s\n"
-                 "usage: aloe-bench-tasks --runtime aloe|tbb|omp|taskflow|hpx|async --bench fib|empty|spin|idle\n"
+                 "usage: aloe-bench-tasks --runtime aloe|tbb|omp|taskflow|hpx|async|serial --bench fib|empty|spin|idle\n"
                  "                        [--threads P] [--n N] [--us D] [--seconds S] [--reps R]\n",
                  why.c_str());
     std::exit(2);
@@ -437,6 +438,18 @@ int main(int argc, char** argv) {
                          }),
                      r);
 #endif
+        } else if (o.runtime == "serial") {
+            // No runtime: the same bodies called in a plain loop (fib: the plain recursion), the
+            // floor under every runtime's time per task.
+            if (o.bench != "fib" && o.bench != "empty") usage("--runtime serial runs fib and empty only");
+            for (int r = 0; r < o.reps; ++r)
+                emit(run_once(
+                         o, [](int n) { return fib_serial(n); },
+                         [&](std::int64_t n) {
+                             for (std::int64_t i = 0; i < n; ++i) counter.fetch_add(0, std::memory_order_relaxed);
+                         },
+                         [](std::int64_t, double) {}, [] {}),
+                     r);
         } else if (o.runtime == "async") {
             if (o.bench != "spin" && o.bench != "empty") usage("--runtime async runs spin and empty only");
             for (int r = 0; r < o.reps; ++r)
