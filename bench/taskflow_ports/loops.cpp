@@ -31,9 +31,12 @@ namespace {
 // away: on the 2-vCPU VM static took 1.18× Taskflow's time and this 0.99× oneTBB's (3
 // interleaved runs, bench/results/taskflow-ports-20261126-quiet/schedules.md).
 constexpr const char* for_each_schedule = "guided,divisor=4";
-// reduce_sum: `static`. It is bound by memory bandwidth, which balancing does not add to;
-// static and guided were within the noise of each other.
-constexpr const char* reduce_sum_schedule = "static";
+// reduce_sum: `guided,divisor=4` too. It is bound by memory bandwidth, but on the 2-vCPU VM
+// the two halves of the 8 GB vector are not read at the same speed: in 6 of 10 static runs
+// one thread waited 23-69 ms for the other at the largest size (loop statistics), guided
+// never more than 0.1 ms; 10 alternated runs: static 335 ms median (251-378), guided 306
+// (258-334).
+constexpr const char* reduce_sum_schedule = "guided,divisor=4";
 
 aloe::schedule loop_schedule(const options& o, const char* benchmark, const char* default_text) {
     const std::string text = o.schedule.empty() ? default_text : o.schedule;

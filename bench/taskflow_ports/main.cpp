@@ -64,8 +64,8 @@ void print_help() {
                            graph_traversal  dataflow (default) | group
                          group = dependency counts kept by the port, ready tasks run on a
                          task_group (what a static task graph costs without futures)
-  --schedule S           a loop benchmark's aloe schedule (defaults: for_each and
-                         black_scholes guided,divisor=4; reduce_sum static; mandelbrot
+  --schedule S           a loop benchmark's aloe schedule (defaults: for_each,
+                         reduce_sum and black_scholes guided,divisor=4; mandelbrot
                          dynamic,chunk=1)
 
 Output: Taskflow's (settings line, then size and runtime in ms per size). Exit status: 0,
