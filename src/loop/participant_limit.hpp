@@ -10,7 +10,8 @@
 // others take or steal (every schedule's dynamic part can be drained by any participant);
 // its static part, owned by it alone, it finishes first. Participant 0 (the loop's caller)
 // never leaves, so a loop always ends; it calls the refresh hook instead, which lets the
-// client read the daemon's socket during a long loop (a clock read; a drain each 10 ms).
+// client read the daemon's socket during a long loop (a clock read; a drain each 10 ms; nothing
+// while the client's listener thread reads the answers as they come, as a lending rank's does).
 //
 // Cost with no daemon: a relaxed load of one read-mostly word per dynamic chunk (and of the
 // hook's pointer on participant 0).
