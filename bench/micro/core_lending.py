@@ -82,6 +82,11 @@ CASES = {
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dlb-prefix", default=None, help="DLB's install prefix (omit: no DLB variants)")
+    p.add_argument("--libomp", default=LIBOMP, help=f"LLVM's libomp for the DLB variants (default {LIBOMP})")
+    p.add_argument("--quiet-wait", type=float, default=15,
+                   help="at most this many seconds before each run for the machine to go quiet (default 15)")
+    p.add_argument("--preload-variable", default="LD_PRELOAD",
+                   help="the variable that names libaloe-mpi to preload (make_lending_kit.sh's kit: ALOE_KIT_PRELOAD)")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--ranks", type=int, default=2, help="MPI ranks (rank 1 is the heavy or noisy one)")
     p.add_argument("--threads", type=int, default=1, help="threads (and cores) per rank")
@@ -110,7 +115,7 @@ class Runner:
         self.dlb = str(Path(a.dlb_prefix).resolve()) if a.dlb_prefix else None
         self.shim = os.path.join(tmp, "shim")
         os.makedirs(self.shim)
-        os.symlink(LIBOMP, os.path.join(self.shim, "libgomp.so.1"))
+        os.symlink(a.libomp, os.path.join(self.shim, "libgomp.so.1"))
         self.socket = os.path.join(tmp, "aloed.sock")
         self.placeholders = [(self.dlb or "\0", "<dlb-prefix>"), (self.shim, "<libomp-shim>"), (tmp, "<tmp>"),
                              (str(REPO) + "/", ""), (str(REPO), ".")]
@@ -143,7 +148,8 @@ class Runner:
             launcher = [str(REPO / ALOE), "run", "--mpi", "--lend", variant[4:], "--schedule", "dynamic,chunk=1",
                         "--summary", "none", "--mpi-stats", os.path.join(self.tmp, "mpi.json"), "--"]
         else:
-            env.update(LD_PRELOAD=str(REPO / MPI_LIB), ALOE_LEND=variant, ALOE_DAEMON_SOCKET=self.socket,
+            env.update({self.a.preload_variable: str(REPO / MPI_LIB)})
+            env.update(ALOE_LEND=variant, ALOE_DAEMON_SOCKET=self.socket,
                        ALOE_MPI_STATS=os.path.join(self.tmp, "mpi.json"), ALOE_STATS=os.path.join(self.tmp, "loops.json"))
         for key, v in env.items():
             mpirun += ["-x", f"{key}={v}"]
@@ -158,7 +164,7 @@ class Runner:
             if os.path.exists(f):
                 os.remove(f)
         argv, env = self.argv(case, variant, k, jp)
-        waited = wait_quiet(0.3, 15)
+        waited = wait_quiet(0.3, self.a.quiet_wait)
         hz = os.sysconf("SC_CLK_TCK")
         b0, c0, w0 = busy_jiffies(), children_ticks(), time.monotonic()
         try:
