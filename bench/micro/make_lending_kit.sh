@@ -25,8 +25,14 @@ for need in "$build/apps/aloe-app-jacobi3d-mpi" "$build/lib/libaloe-mpi.so" "$bu
   [ -e "$need" ] || { echo "make_lending_kit: $need is missing (build the release tree; install OpenMPI)" >&2; exit 2; }
 done
 case "$kit" in /*) ;; *) kit="$PWD/$kit" ;; esac
+# Replaces only an earlier kit (its marker file) or an empty folder, never anything else.
+if [ -e "$kit" ] && [ ! -f "$kit/.aloe-kit" ] && [ -n "$(ls -A "$kit" 2>/dev/null)" ]; then
+  echo "make_lending_kit: $kit exists and is not a kit made here: give a new folder" >&2
+  exit 2
+fi
 rm -rf "$kit"
 mkdir -p "$kit"/{bin,lib,real,llvm,bench/micro,build/release/lib}
+touch "$kit/.aloe-kit"
 
 copy_libs() {  # every library $1 loads, and the loader, into the kit's flat lib/
   ldd "$1" 2>/dev/null | awk '/=>/ {print $3} /ld-linux/ {print $1}' | while read -r lib; do

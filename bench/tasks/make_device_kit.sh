@@ -12,8 +12,14 @@ set -euo pipefail
 build=${1:?usage: make_device_kit.sh BUILD_DIR KIT_DIR [TASKFLOW_BUILD_DIR]}
 kit=${2:?usage: make_device_kit.sh BUILD_DIR KIT_DIR [TASKFLOW_BUILD_DIR]}
 taskflow_build=${3:-}
+# Replaces only an earlier kit (its marker file) or an empty folder, never anything else.
+if [ -e "$kit" ] && [ ! -f "$kit/.aloe-kit" ] && [ -n "$(ls -A "$kit" 2>/dev/null)" ]; then
+  echo "make_device_kit: $kit exists and is not a kit made here: give a new folder" >&2
+  exit 2
+fi
 rm -rf "$kit"
 mkdir -p "$kit/bin" "$kit/real" "$kit/lib" "$kit/drivers"
+touch "$kit/.aloe-kit"
 
 programs=("$build/bench/tasks/aloe-bench-tasks")
 for app in stencil1d-tasks fib uts sort nqueens; do
