@@ -69,4 +69,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 cp "$here/tasks_bench.py" "$here/grain_tuning.py" "$kit/drivers/" 2>/dev/null || cp "$here/tasks_bench.py" "$kit/drivers/"
 [ -f "$here/../taskflow_ports/compare.py" ] && cp "$here/../taskflow_ports/compare.py" "$kit/drivers/"
+# Debug information stays here: this kit and the lending kit together must fit the device's
+# 64 MiB transfer (42 MB of the programs here were debug information).
+find "$kit/real" "$kit/lib" "$kit/llvm" -type f ! -name 'ld-linux*' -exec strip --strip-debug {} + 2>/dev/null || true
 du -sh "$kit"
