@@ -24,6 +24,11 @@ for need in "$build/apps/aloe-app-jacobi3d-mpi" "$build/lib/libaloe-mpi.so" "$bu
             "$ompi_lib/openmpi3" "$orterun"; do
   [ -e "$need" ] || { echo "make_lending_kit: $need is missing (build the release tree; install OpenMPI)" >&2; exit 2; }
 done
+if [ -n "$dlb" ]; then
+  for need in "$dlb/lib/libdlb.so" "$dlb/lib/libdlb_mpi.so" "$dlb/bin/dlb_run" "$libomp"; do
+    [ -e "$need" ] || { echo "make_lending_kit: $need is missing (DLB's install prefix; LLVM's libomp for its variants)" >&2; exit 2; }
+  done
+fi
 case "$kit" in /*) ;; *) kit="$PWD/$kit" ;; esac
 # Replaces only an earlier kit (its marker file) or an empty folder, never anything else.
 if [ -e "$kit" ] && [ ! -f "$kit/.aloe-kit" ] && [ -n "$(ls -A "$kit" 2>/dev/null)" ]; then
