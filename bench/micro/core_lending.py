@@ -148,8 +148,7 @@ class Runner:
             launcher = [str(REPO / ALOE), "run", "--mpi", "--lend", variant[4:], "--schedule", "dynamic,chunk=1",
                         "--summary", "none", "--mpi-stats", os.path.join(self.tmp, "mpi.json"), "--"]
         else:
-            env.update({self.a.preload_variable: str(REPO / MPI_LIB)})
-            env.update(ALOE_LEND=variant, ALOE_DAEMON_SOCKET=self.socket,
+            env.update({self.a.preload_variable: str(REPO / MPI_LIB)}, ALOE_LEND=variant, ALOE_DAEMON_SOCKET=self.socket,
                        ALOE_MPI_STATS=os.path.join(self.tmp, "mpi.json"), ALOE_STATS=os.path.join(self.tmp, "loops.json"))
         for key, v in env.items():
             mpirun += ["-x", f"{key}={v}"]

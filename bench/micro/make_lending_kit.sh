@@ -29,48 +29,16 @@ if [ -n "$dlb" ]; then
     [ -e "$need" ] || { echo "make_lending_kit: $need is missing (DLB's install prefix; LLVM's libomp for its variants)" >&2; exit 2; }
   done
 fi
-case "$kit" in /*) ;; *) kit="$PWD/$kit" ;; esac
-# Replaces only an earlier kit (its marker file) or an empty folder, never anything else.
-if [ -e "$kit" ] && [ ! -f "$kit/.aloe-kit" ] && [ -n "$(ls -A "$kit" 2>/dev/null)" ]; then
-  echo "make_lending_kit: $kit exists and is not a kit made here: give a new folder" >&2
-  exit 2
-fi
-rm -rf "$kit"
-mkdir -p "$kit"/{bin,lib,real,llvm,bench/micro,build/release/lib}
-touch "$kit/.aloe-kit"
-
-copy_libs() {  # every library $1 loads, and the loader, into the kit's flat lib/
-  ldd "$1" 2>/dev/null | awk '/=>/ {print $3} /ld-linux/ {print $1}' | while read -r lib; do
-    [ -f "$lib" ] && cp -Ln "$lib" "$kit/lib/" 2>/dev/null || true
-  done
-}
-# A wrapper at $2 (relative to the kit) that runs the real program $1 through the kit's loader;
-# LD_LIBRARY_PATH is honoured first (the driver's libomp shim). Libraries to preload come in
-# ALOE_KIT_PRELOAD and go to the loader: LD_PRELOAD would also reach the shells and the
-# system's tools in between, whose loader cannot find the kit's MPI libraries.
-wrap() {
-  local real=$1 at=$2 name
-  name=$(basename "$real")
-  cp -L "$real" "$kit/real/$name"
-  copy_libs "$real"
-  mkdir -p "$kit/$(dirname "$at")"
-  local up
-  up=$(dirname "$at" | sed 's|[^/][^/]*|..|g')
-  cat > "$kit/$at" <<WRAP
-#!/usr/bin/env bash
-here=\$(cd "\$(dirname "\$0")/$up" && pwd)
-export ALOE_APPS_SELF="\$here/$at"  # a workload's re-exec comes back through here
-export HWLOC_PLUGINS_PATH="\$here/hwloc-plugins"  # none: the system's would load X11 and OpenCL
-exec "\$here/lib/ld-linux-x86-64.so.2" \${ALOE_KIT_PRELOAD:+--preload "\$ALOE_KIT_PRELOAD"} --library-path "\${LD_LIBRARY_PATH:+\$LD_LIBRARY_PATH:}\$here/lib:\$here$ompi_lib:\$here$pmix_lib" "\$here/real/$name" "\$@"
-WRAP
-  chmod +x "$kit/$at"
-}
+source "$repo/bench/kit_common.sh"
+kit_start make_lending_kit "$kit"
+mkdir -p "$kit"/{bin,llvm,bench/micro,build/release/lib}
+mpi_libs=("${ompi_lib#/}" "${pmix_lib#/}")  # the wrappers' library folders beside lib/
 
 # The programs, where core_lending.py looks for them.
-wrap "$build/apps/aloe-app-jacobi3d-mpi" build/release/apps/aloe-app-jacobi3d-mpi
-wrap "$build/tools/aloed/aloed" build/release/tools/aloed/aloed
+kit_wrap "$build/apps/aloe-app-jacobi3d-mpi" build/release/apps/aloe-app-jacobi3d-mpi "${mpi_libs[@]}"
+kit_wrap "$build/tools/aloed/aloed" build/release/tools/aloed/aloed "${mpi_libs[@]}"
 cp -L "$build/lib/libaloe-mpi.so" "$kit/build/release/lib/"  # preloaded: a real library
-copy_libs "$build/lib/libaloe-mpi.so"
+kit_copy_libs "$build/lib/libaloe-mpi.so"
 [ -e "$build/libaloe.so.0" ] && cp -L "$build/libaloe.so.0" "$kit/build/release/"
 cp "$repo/bench/micro/core_lending.py" "$repo/bench/micro/dlb_lewi.py" "$kit/bench/micro/"
 
@@ -84,9 +52,9 @@ if [ -d "$pmix_lib" ]; then
   [ -d /usr/share/pmix ] && cp -a /usr/share/pmix "$kit/usr/share/"
 fi
 for so in "$kit$ompi_lib"/openmpi3/*.so "$kit$pmix_lib"/pmix/*.so; do
-  [ -f "$so" ] && copy_libs "$so"
+  [ -f "$so" ] && kit_copy_libs "$so"
 done
-wrap "$orterun" real-bin/mpirun
+kit_wrap "$orterun" real-bin/mpirun "${mpi_libs[@]}"
 cat > "$kit/bin/mpirun" <<'MPIRUN'
 #!/usr/bin/env bash
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -102,7 +70,7 @@ chmod +x "$kit/bin/mpirun"
 if [ -n "$dlb" ]; then
   mkdir -p "$kit/dlb/lib" "$kit/dlb/share/doc/dlb/scripts"
   cp -L "$dlb"/lib/libdlb.so "$dlb"/lib/libdlb_mpi.so "$kit/dlb/lib/"  # LeWI's two (not dbg, instr)
-  for so in "$kit"/dlb/lib/*.so; do copy_libs "$so"; done
+  for so in "$kit"/dlb/lib/*.so; do kit_copy_libs "$so"; done
   # LeWI for an OpenMP program with the settings of DLB's lewi_omp.sh, its preload handed
   # to the kit's loader.
   cat > "$kit/dlb/share/doc/dlb/scripts/lewi_omp.sh" <<'LEWI'
@@ -112,18 +80,16 @@ export OMP_PROC_BIND=true OMP_PLACES=threads OMP_WAIT_POLICY=passive
 exec "$DLB_HOME/bin/dlb_run" env ALOE_KIT_PRELOAD="${ALOE_KIT_PRELOAD:+$ALOE_KIT_PRELOAD:}$DLB_HOME/lib/libdlb_mpi.so" "$@"
 LEWI
   chmod +x "$kit/dlb/share/doc/dlb/scripts/lewi_omp.sh"
-  for tool in dlb dlb_run dlb_shm; do wrap "$dlb/bin/$tool" "dlb/bin/$tool"; done
+  for tool in dlb dlb_run dlb_shm; do kit_wrap "$dlb/bin/$tool" "dlb/bin/$tool" "${mpi_libs[@]}"; done
 fi
 if [ -f "$libomp" ]; then
   cp -L "$libomp" "$kit/llvm/libomp.so.5"
-  copy_libs "$libomp"
+  kit_copy_libs "$libomp"
   ln -s ../llvm/libomp.so.5 "$kit/lib/libiomp5.so"  # the name DLB's OMPT support opens
 fi
-mkdir -p "$kit/hwloc-plugins"
 
 # Debug information stays here: the kit must fit a 64 MiB transfer.
-find "$kit/real" "$kit/lib" "$kit/build" "$kit/dlb" "$kit/llvm" -type f \( -name '*.so*' -o -perm -u+x \) \
-  ! -name 'ld-linux*' -exec strip --strip-debug {} + 2>/dev/null || true
+kit_strip "$kit/real" "$kit/lib" "$kit/build" "$kit/dlb" "$kit/llvm"
 
 cat > "$kit/run_lending.sh" <<'RUN'
 #!/usr/bin/env bash

@@ -12,14 +12,9 @@ set -euo pipefail
 build=${1:?usage: make_device_kit.sh BUILD_DIR KIT_DIR [TASKFLOW_BUILD_DIR]}
 kit=${2:?usage: make_device_kit.sh BUILD_DIR KIT_DIR [TASKFLOW_BUILD_DIR]}
 taskflow_build=${3:-}
-# Replaces only an earlier kit (its marker file) or an empty folder, never anything else.
-if [ -e "$kit" ] && [ ! -f "$kit/.aloe-kit" ] && [ -n "$(ls -A "$kit" 2>/dev/null)" ]; then
-  echo "make_device_kit: $kit exists and is not a kit made here: give a new folder" >&2
-  exit 2
-fi
-rm -rf "$kit"
-mkdir -p "$kit/bin" "$kit/real" "$kit/lib" "$kit/drivers"
-touch "$kit/.aloe-kit"
+source "$(cd "$(dirname "$0")/.." && pwd)/kit_common.sh"
+kit_start make_device_kit "$kit"
+mkdir -p "$kit/bin" "$kit/drivers"
 
 programs=("$build/bench/tasks/aloe-bench-tasks")
 for app in stencil1d-tasks fib uts sort nqueens; do
@@ -27,37 +22,11 @@ for app in stencil1d-tasks fib uts sort nqueens; do
 done
 for p in "$build"/bench/taskflow_ports/*; do [ -x "$p" ] && [ -f "$p" ] && programs+=("$p"); done
 
-copy_libs() {  # every library the program loads, and the loader
-  ldd "$1" | awk '/=>/ {print $3} /ld-linux/ {print $1}' | while read -r lib; do
-    [ -f "$lib" ] && cp -Ln "$lib" "$kit/lib/" 2>/dev/null || true
-  done
-}
-for p in "${programs[@]}"; do
-  name=$(basename "$p")
-  cp "$p" "$kit/real/$name"
-  copy_libs "$p"
-  cat > "$kit/bin/$name" <<WRAP
-#!/usr/bin/env bash
-here=\$(cd "\$(dirname "\$0")/.." && pwd)
-export ALOE_APPS_SELF="\$here/bin/$name"  # a workload's re-exec comes back through here
-exec "\$here/lib/ld-linux-x86-64.so.2" --library-path "\${LD_LIBRARY_PATH:+\$LD_LIBRARY_PATH:}\$here/lib" "\$here/real/$name" "\$@"
-WRAP
-  chmod +x "$kit/bin/$name"
-done
+for p in "${programs[@]}"; do kit_wrap "$p" "bin/$(basename "$p")"; done
 # Taskflow's own benchmark programs, laid out as its build folder (taskflow_ports/compare.py).
 if [ -n "$taskflow_build" ]; then
-  mkdir -p "$kit/taskflow-build/benchmarks"
   for p in "$taskflow_build"/benchmarks/bench_*; do
-    [ -x "$p" ] || continue
-    name=$(basename "$p")
-    cp "$p" "$kit/real/$name"
-    copy_libs "$p"
-    cat > "$kit/taskflow-build/benchmarks/$name" <<WRAP
-#!/usr/bin/env bash
-here=\$(cd "\$(dirname "\$0")/../.." && pwd)
-exec "\$here/lib/ld-linux-x86-64.so.2" --library-path "\${LD_LIBRARY_PATH:+\$LD_LIBRARY_PATH:}\$here/lib" "\$here/real/$name" "\$@"
-WRAP
-    chmod +x "$kit/taskflow-build/benchmarks/$name"
+    [ -x "$p" ] && kit_wrap "$p" "taskflow-build/benchmarks/$(basename "$p")"
   done
 fi
 # libomp for the OpenMP runs on LLVM's runtime (tasks_bench.py looks under lib/llvm-*/lib).
@@ -71,5 +40,5 @@ cp "$here/tasks_bench.py" "$here/grain_tuning.py" "$kit/drivers/" 2>/dev/null ||
 [ -f "$here/../taskflow_ports/compare.py" ] && cp "$here/../taskflow_ports/compare.py" "$kit/drivers/"
 # Debug information stays here: this kit and the lending kit together must fit the device's
 # 64 MiB transfer (42 MB of the programs here were debug information).
-find "$kit/real" "$kit/lib" "$kit/llvm" -type f ! -name 'ld-linux*' -exec strip --strip-debug {} + 2>/dev/null || true
+kit_strip "$kit/real" "$kit/lib" "$kit/llvm"
 du -sh "$kit"
