@@ -119,6 +119,12 @@ double client_table::next_offer_end() const {
     return first;
 }
 
+void senders_last(std::vector<allocation_update>& updates, const std::vector<int>& senders) {
+    std::stable_partition(updates.begin(), updates.end(), [&](const allocation_update& u) {
+        return std::find(senders.begin(), senders.end(), u.connection) == senders.end();
+    });
+}
+
 std::vector<allocation_update> client_table::rebalance(bool everyone, double now) {
     std::vector<client_view> views;
     views.reserve(clients_.size());

@@ -71,6 +71,13 @@ struct allocation_update {
     allocation_message message;
 };
 
+/// The order a round's updates go out in: first those whose cores moved by another's
+/// message, then the senders of this round's offers and requests (`senders`), each group in
+/// its order. The sender is most often on the daemon's CPU: its listener, woken first,
+/// preempts the daemon there, and the sender's thread could then keep the CPU for a slice
+/// before the borrower heard (1-2.5 ms in 3 of 25 steps of jacobi3d-mpi 1:3, 2-vCPU VM).
+void senders_last(std::vector<allocation_update>& updates, const std::vector<int>& senders);
+
 class client_table {
 public:
     explicit client_table(unsigned cores, policy_id policy = policy_id::efficiency, unsigned chunk = 1);

@@ -7,6 +7,7 @@
 #include "runtime/borrowed_cores.hpp"
 #include "runtime/config.hpp"
 #include "runtime/report.hpp"
+#include "runtime/short_slice.hpp"
 #include "runtime/signals_blocked.hpp"
 
 #include <atomic>
@@ -227,6 +228,9 @@ struct daemon_client::impl {
 
 void* daemon_client::impl::listen_main(void* self) noexcept {
     impl& i = *static_cast<impl*>(self);
+    // It runs microseconds per answer, and a grant that waits for the rank's own thread's
+    // slice to end reaches the loop late (runtime/short_slice.hpp). Refused: the default.
+    runtime::request_short_slice();
     for (;;) {
         int fd = -1;
         {

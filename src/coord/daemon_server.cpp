@@ -289,7 +289,8 @@ int daemon_server::run() {
     // Connections whose offer or request waits for this round's rebalance to be answered.
     std::vector<int> asked;
     auto send_updates = [&](bool everyone) {
-        const auto updates = s.table.rebalance(everyone, now_seconds());
+        auto updates = s.table.rebalance(everyone, now_seconds());
+        senders_last(updates, asked);
         for (const auto& u : updates)
             if (auto* c = s.by_fd(u.connection)) state::deliver(*c, u.message);
         // An offer or a request is answered with the sender's allocation, as a report is:

@@ -8,11 +8,16 @@
 #include <sched.h>
 #include <time.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
 
 namespace aloe::mpi {
 namespace {
+
+// A sched_yield that finds nothing else to run returns in about 1 us on the 2-vCPU VM; one
+// that let a guest run returns after the guest's next yield, 100 us later.
+constexpr std::chrono::microseconds idle_confirm{10};
 
 idle_core_watch* the_process_watch = nullptr;
 
@@ -77,7 +82,17 @@ void* idle_core_watch::sentinel_main(void* self) noexcept {
             runtime::futex_wait(w.state_, s);
             continue;
         }
-        // Running while armed: under SCHED_IDLE, nothing else on this CPU wants it.
+        // Running while armed: under SCHED_IDLE, nothing else on this CPU wanted it, or a
+        // thread there yielded. A guest computing on the lent CPU yields each 100 us
+        // (runtime::yield_to_lender), and the scheduler (EEVDF, Linux 6.18) then picks the
+        // sentinel as readily as anything: each of those yields woke the lender for an MPI
+        // test, 16-20 us of the guest's 100 (perf sched, jacobi3d-mpi 1:3). So the sentinel
+        // yields once itself: back within `idle_confirm`, nothing else wanted the CPU.
+        // (steady_clock, not the runtime's calibrated ticks: a fork while this thread
+        // calibrated would leave the child's copy of the calibration locked.)
+        const auto before = std::chrono::steady_clock::now();
+        sched_yield();
+        if (std::chrono::steady_clock::now() - before > idle_confirm) continue;
         if (w.state_.compare_exchange_strong(s, woken, std::memory_order_acq_rel)) runtime::futex_wake(w.state_, 1);
     }
 }

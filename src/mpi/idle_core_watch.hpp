@@ -9,7 +9,9 @@
 // sentinel thread of the lender's process, on the lender's CPUs under SCHED_IDLE (it runs
 // only when nothing else on that CPU wants to: a waking SCHED_IDLE thread never preempts a
 // normal one), ends the nap: while a guest runs there it waits; once the core is idle it
-// runs at once and wakes the lender, which tests again. Returning to SCHED_OTHER needs
+// runs at once and wakes the lender, which tests again. A guest's own yields between its
+// chunks also let the sentinel run, so it first yields once itself and wakes the lender only
+// when that returns within 10 us (nothing else wanted the CPU). Returning to SCHED_OTHER needs
 // RLIMIT_NICE or CAP_SYS_NICE, so the lender cannot drop its own priority for the wait;
 // the sentinel never leaves SCHED_IDLE.
 //

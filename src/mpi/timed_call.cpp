@@ -3,6 +3,7 @@
 #include "mpi/calibration.hpp"
 #include "mpi/call_table.hpp"
 #include "mpi/slack_board.hpp"
+#include "runtime/borrowed_cores.hpp"
 
 #include <pthread.h>
 
@@ -28,11 +29,13 @@ void timed_call::begin(const call_path& path, std::uint64_t bytes) noexcept {
     bytes_ = bytes;
     row_ = process_calls().find(path);
     process_board().call_begins(row_);
+    runtime::note_mpi_call(true);  // the rank's guests on lent CPUs stop waiting awake
     start_ = runtime::now_ticks();
 }
 
 void timed_call::end() noexcept {
     const runtime::ticks stop = runtime::now_ticks();
+    runtime::note_mpi_call(false);
     call_table& table = process_calls();
     const runtime::ticks previous = table.swap_entry(row_, start_);
     invocation inv;

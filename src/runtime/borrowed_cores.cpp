@@ -178,6 +178,27 @@ void yield_to_lender() noexcept {
 
 std::uint64_t guest_yields() noexcept { return yields.load(std::memory_order_relaxed); }
 
+namespace {
+constinit std::atomic<int> in_mpi_calls{0};
+}  // namespace
+
+void note_mpi_call(bool entering) noexcept { in_mpi_calls.fetch_add(entering ? 1 : -1, std::memory_order_relaxed); }
+
+int threads_in_mpi_calls() noexcept { return in_mpi_calls.load(std::memory_order_relaxed); }
+
+void wait_awake_on_lent_cpu(const std::atomic<std::uint32_t>& word, std::uint32_t old, std::uint32_t placed,
+                            ticks most) noexcept {
+    if (!on_lent_cpu() || most <= 0) return;
+    const ticks end = now_ticks() + most;
+    // A pure spin with the guest's periodic yield, not a yield each round: a yielding
+    // thread lets the lender's SCHED_IDLE sentinel run, which would take the CPU for idle.
+    while (word.load(std::memory_order_acquire) == old && in_mpi_calls.load(std::memory_order_relaxed) == 0 &&
+           borrowed_placement_generation() == placed && now_ticks() < end) {
+        cpu_relax();
+        yield_to_lender();
+    }
+}
+
 void set_guests_home_hook(guests_home_hook hook) noexcept {
     guests_home.store(hook, std::memory_order_release);
 }

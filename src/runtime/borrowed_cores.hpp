@@ -15,6 +15,7 @@
 // job: one relaxed load per job when nothing moved.
 #pragma once
 
+#include "runtime/clock.hpp"
 #include "runtime/config.hpp"
 
 #include <atomic>
@@ -112,5 +113,23 @@ void set_on_lent_cpu(bool on) noexcept;
 /// runnable, it returns at once. The yields are counted (guest_yields()).
 void yield_to_lender() noexcept;
 std::uint64_t guest_yields() noexcept;
+
+/// Threads of this process inside an intercepted MPI call (libaloe-mpi counts them at the
+/// outermost call's entry and return). A rank that calls MPI has ended or paused its compute
+/// phase: no loop of it will start soon, so its guests stop waiting awake (below).
+void note_mpi_call(bool entering) noexcept;
+int threads_in_mpi_calls() noexcept;
+
+/// A spare on a lent CPU between two loops of its rank (placed at placement generation
+/// `placed`): spins yielding the CPU until `word` no longer holds `old`, for at most `most`,
+/// and only while the placement holds and no thread of the rank is in an MPI call. Asleep on
+/// the futex, it needed the lender's CPU to wake it for each loop: 11-42 us of scheduling
+/// delay a loop on the VM (perf sched, jacobi3d-mpi 1:3, 20 loops a step), some 20% of a
+/// 170 us loop. Awake, the next loop finds it running, as LeWI's libomp threads (which spin
+/// 200 ms between regions) are. The hybrid wait's rule that skips yielding on a shared CPU
+/// does not apply here: the lender's naps share the CPU by design. Returns at once off a
+/// lent CPU. The caller then waits as usual (wait_while_equal).
+void wait_awake_on_lent_cpu(const std::atomic<std::uint32_t>& word, std::uint32_t old, std::uint32_t placed,
+                            ticks most) noexcept;
 
 }  // namespace aloe::runtime

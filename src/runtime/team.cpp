@@ -380,6 +380,8 @@ void worker_team::worker_main(int worker) {
     CPU_ZERO(&home);
     if (spare) sched_getaffinity(0, sizeof home, &home);
     for (;;) {
+        if (spare && wait_.kind == wait_policy_kind::hybrid) [[unlikely]]
+            wait_awake_on_lent_cpu(box.go, seen, placed, wait_.yield_ticks);
         wait_while_equal(box.go, seen, box.sleepers, wait_);
         seen = box.go.load(std::memory_order_acquire);
         if (quit_.load(std::memory_order_relaxed)) return;

@@ -6,6 +6,7 @@
 #include "coord/daemon_address.hpp"
 #include "coord/daemon_server.hpp"
 #include "runtime/config.hpp"
+#include "runtime/short_slice.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -98,6 +99,10 @@ int main(int argc, char** argv) {
         }
         std::setvbuf(log, nullptr, _IOLBF, 0);
     }
+    // Each message is microseconds of work that moves cores between ranks; with the
+    // default slice a woken aloed waited milliseconds for a rank's slice to end
+    // (runtime/short_slice.hpp). Before open(): threads made later inherit it.
+    const bool short_slice = aloe::runtime::request_short_slice();
     std::string problem;
     auto server = aloe::coord::daemon_server::open(options, problem);
     if (!server) {
@@ -108,6 +113,9 @@ int main(int argc, char** argv) {
     server->log = [log](std::string_view line) {
         std::fprintf(log, "%.*s\n", static_cast<int>(line.size()), line.data());
     };
+    if (!short_slice)
+        server->log("aloed: the scheduler kept its default time slice (refused, or not SCHED_OTHER): lends and "
+                    "take-backs may wait for a running rank's slice");
     serving = server.get();
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;

@@ -191,6 +191,31 @@ TEST(CoordClientTableLending, AnOfferAndARequestMoveCoresAtTheNextRebalance) {
     EXPECT_EQ(t.find(2)->allocated, 4u);
 }
 
+TEST(CoordClientTableLending, TheBorrowerHearsATakeBackBeforeTheLenderIsAnswered) {
+    client_table t(8, policy_id::equipartition);
+    t.add(1, 101, alice, hello_in("job-1", 101, 8), "rank0", 0);
+    t.add(2, 102, alice, hello_in("job-1", 102, 8), "rank1", 0);
+    t.add(3, 103, alice, hello_in("job-1", 103, 8), "rank2", 0);
+    t.rebalance(true, 0);
+    t.offer(*t.find(1), {1, 0}, 0);
+    t.request(*t.find(3), {1});
+    t.rebalance(false, 0);
+    ASSERT_EQ(t.find(3)->borrowed, 1u);
+    t.request(*t.find(1), {0});  // the lender's take-back: its connection asked this round
+    auto updates = t.rebalance(false, 0);
+    ASSERT_EQ(updates.size(), 2u);
+    ASSERT_EQ(updates.front().connection, 1) << "the table lists clients in order; the lender comes first";
+    senders_last(updates, {1});
+    EXPECT_EQ(updates[0].connection, 3);
+    EXPECT_EQ(updates[1].connection, 1);
+    // Several senders keep their order behind the others, and no update is lost.
+    std::vector<allocation_update> many{{5, {}}, {1, {}}, {4, {}}, {2, {}}, {3, {}}};
+    senders_last(many, {2, 5});
+    std::vector<int> order;
+    for (const auto& u : many) order.push_back(u.connection);
+    EXPECT_EQ(order, (std::vector<int>{1, 4, 3, 5, 2}));
+}
+
 TEST(CoordClientTableLending, AnOfferEndsAtItsTimeAndANewOneReplacesIt) {
     client_table t(8, policy_id::equipartition);
     t.add(1, 101, alice, hello_in("job-1", 101, 8), "rank0", 10);

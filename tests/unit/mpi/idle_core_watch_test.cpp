@@ -23,6 +23,18 @@ void until_watching(idle_core_watch& w) {
     for (int i = 0; i < 10'000 && !w.watching(); ++i) (void)w.nap(1e-4);
 }
 
+// Pins the calling thread to the first CPU it may use; `was` gets its mask before.
+bool pin_to_first_cpu(cpu_set_t& was) {
+    if (sched_getaffinity(0, sizeof was, &was) != 0) return false;
+    int first = -1;
+    for (int c = 0; c < CPU_SETSIZE && first < 0; ++c)
+        if (CPU_ISSET(c, &was)) first = c;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    return first >= 0 && sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
 TEST(IdleCoreWatch, ANapEndsOnceNothingElseWantsTheCore) {
     idle_core_watch w(/*sentinel_idle=*/true);
     until_watching(w);
@@ -70,19 +82,42 @@ TEST(IdleCoreWatch, TheSentinelRunsUnderSchedIdleOnTheCallersCpus) {
     // Pin this thread to one CPU: the sentinel inherits it, and since this thread then sleeps
     // in the nap, the sentinel is the only one of the two that can run there.
     cpu_set_t mine;
-    ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
-    int first = -1;
-    for (int c = 0; c < CPU_SETSIZE && first < 0; ++c)
-        if (CPU_ISSET(c, &mine)) first = c;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(first, &one);
-    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    ASSERT_TRUE(pin_to_first_cpu(mine));
     idle_core_watch w(/*sentinel_idle=*/true);
     until_watching(w);
     ASSERT_TRUE(w.watching());
     EXPECT_EQ(w.sentinel_policy(), SCHED_IDLE);
     EXPECT_TRUE(w.nap(5.0));
+    w.stop();
+    ASSERT_EQ(sched_setaffinity(0, sizeof mine, &mine), 0);
+}
+
+// A guest computing on the lent CPU yields it now and then (runtime::yield_to_lender); the
+// scheduler may then run the SCHED_IDLE sentinel, which must not take that for an idle CPU
+// (it woke the lender for an MPI test at each yield, 16-20 us of each 100 us of the guest's).
+TEST(IdleCoreWatch, AGuestThatYieldsBetweenChunksIsNotAnIdleCore) {
+    cpu_set_t mine;
+    ASSERT_TRUE(pin_to_first_cpu(mine));
+    idle_core_watch w(/*sentinel_idle=*/true);
+    until_watching(w);
+    ASSERT_TRUE(w.watching());
+    std::atomic<bool> stop{false};
+    std::thread guest([&] {  // on the same CPU (the mask is inherited)
+        while (!stop.load(std::memory_order_relaxed)) {
+            // A chunk of 1 ms, then the guest's yield.
+            const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+            while (std::chrono::steady_clock::now() < end && !stop.load(std::memory_order_relaxed)) {}
+            sched_yield();
+        }
+    });
+    const std::uint64_t before = w.early_wakes();
+    int ended_early = 0;
+    for (int i = 0; i < 5; ++i) ended_early += w.nap(0.02) ? 1 : 0;
+    stop = true;
+    guest.join();
+    EXPECT_EQ(ended_early, 0) << "the sentinel took a guest's yield for an idle core";
+    EXPECT_EQ(w.early_wakes(), before + static_cast<std::uint64_t>(ended_early));
+    EXPECT_TRUE(w.nap(5.0)) << "the guest gone, the core is idle";
     w.stop();
     ASSERT_EQ(sched_setaffinity(0, sizeof mine, &mine), 0);
 }
