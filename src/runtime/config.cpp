@@ -381,7 +381,8 @@ constexpr std::array settings_table{
                  "2 us, then spins yielding the CPU for ALOE_SPIN_US, then sleeps.",
                  setting_source::aloe_environment, parse_wait_policy, print_wait_policy},
     setting_spec{"ALOE_SPIN_US", "W105", "integer", "1000", "0..1000000",
-                 "Yielding spin phase of the hybrid wait policy, in microseconds.",
+                 "Yielding spin phase of the hybrid wait policy, in microseconds; also the longest a spare "
+                 "worker on a CPU lent by another rank waits awake between its rank's loops.",
                  setting_source::aloe_environment, parse_spin_us, print_spin_us},
     setting_spec{"ALOE_SCHEDULE", "W106", "schedule", "(none): static",
                  "kind[,key=value...], e.g. static, dynamic,chunk=4, hybrid,fs=0.8",
