@@ -188,7 +188,7 @@ int threads_in_mpi_calls() noexcept { return in_mpi_calls.load(std::memory_order
 
 void wait_awake_on_lent_cpu(const std::atomic<std::uint32_t>& word, std::uint32_t old, std::uint32_t placed,
                             ticks most) noexcept {
-    if (!on_lent_cpu() || most <= 0) return;
+    if (!on_lent_cpu() || most == 0) return;
     const ticks end = now_ticks() + most;
     // A pure spin with the guest's periodic yield, not a yield each round: a yielding
     // thread lets the lender's SCHED_IDLE sentinel run, which would take the CPU for idle.

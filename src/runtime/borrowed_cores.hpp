@@ -121,8 +121,9 @@ void note_mpi_call(bool entering) noexcept;
 int threads_in_mpi_calls() noexcept;
 
 /// A spare on a lent CPU between two loops of its rank (placed at placement generation
-/// `placed`): spins yielding the CPU until `word` no longer holds `old`, for at most `most`,
-/// and only while the placement holds and no thread of the rank is in an MPI call. Asleep on
+/// `placed`): spins until `word` no longer holds `old`, yielding each 100 us as a guest's
+/// chunks do (yield_to_lender), for at most `most`, and only while the placement holds and
+/// no thread of the rank is in an MPI call. Asleep on
 /// the futex, it needed the lender's CPU to wake it for each loop: 11-42 us of scheduling
 /// delay a loop on the VM (perf sched, jacobi3d-mpi 1:3, 20 loops a step), some 20% of a
 /// 170 us loop. Awake, the next loop finds it running, as LeWI's libomp threads (which spin

@@ -33,7 +33,8 @@ bool request_short_slice(std::uint64_t slice_ns) noexcept {
     if (!read_attr(a) || a.sched_policy != SCHED_OTHER) return false;
     a.size = sizeof a;
     a.sched_runtime = slice_ns;
-    // The utilization clamps are kept only where the kernel reported them set.
+    // Without their flags the utilization clamps are left as they are (set, they would be
+    // applied again, and refused where the kernel has no clamping).
     a.sched_flags &= ~static_cast<std::uint64_t>(0x20 | 0x40);  // SCHED_FLAG_UTIL_CLAMP_MIN/MAX
     return syscall(SYS_sched_setattr, 0, &a, 0u) == 0;
 }
