@@ -24,6 +24,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,17 @@ int main(int argc, char** argv) {
         if (!(t.q >= 0 && t.q * t.m < 1))
             throw usage_error("flags --q, --m: need q >= 0 and q m < 1 (else the tree is infinite)");
         if (!(t.b > 0 && t.b <= 1000)) throw usage_error("flag --b: must be in (0, 1000]");
+        // The expected size of a geometric tree, sum of b^d for d = 0..depth: past 1e12 nodes
+        // (UTS's largest T1 trees have a few 1e9) a run would not end in days.
+        const double levels = t.depth + 1.0;
+        const double expected = t.b == 1 ? levels : (std::pow(t.b, levels) - 1) / (t.b - 1);
+        if (t.kind == shape::geometric && expected > 1e12) {
+            char mean[32];
+            std::snprintf(mean, sizeof mean, "%g", t.b);
+            throw usage_error(std::string("flags --b, --depth: a geometric tree of ") + mean +
+                              " children a node on average to depth " + std::to_string(t.depth) +
+                              " has an expected size above 1e12 nodes");
+        }
         if (seed < 0) throw usage_error("flag --seed: must not be negative");
         t.seed = static_cast<std::uint64_t>(seed);
         h.task_workload();

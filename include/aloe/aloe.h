@@ -105,7 +105,7 @@ ALOE_API void aloe_task_group_destroy(aloe_task_group* group);
 
 /* Knobs (include/aloe/knob.hpp's aloe::knob): an integer tuned in-run, between epochs, from
  * the task counters. divisors_of > 0: the divisors of it within [lo, hi]; 0: a geometric
- * range lo..hi (values 5% apart). options as in C++ ("objective=overall,search=golden"; NULL
+ * range lo..hi (values 5% apart); < 0 is refused. options as in C++ ("objective=overall,search=golden"; NULL
  * or "" for the defaults). NULL on error (see aloe_last_error).
  *
  *   aloe_knob* grain = aloe_knob_create("stencil.partition", 1000, nx / 2, nx, nx / 100, NULL);
@@ -121,7 +121,8 @@ ALOE_API aloe_knob* aloe_knob_create(const char* name, int64_t lo, int64_t hi, i
 /* The value the current epoch should use (any thread); 0 when knob is NULL. */
 ALOE_API int64_t aloe_knob_value(const aloe_knob* knob);
 /* Ends the current epoch: work is the units of work it did (objectives are per unit; <= 0
- * counts as 1), wall_seconds its wall time (< 0: measured by the knob). */
+ * counts as 1), wall_seconds its wall time (< 0: measured by the knob; NaN or infinite: no
+ * measurement, the search skips the epoch). */
 ALOE_API aloe_status aloe_knob_epoch_done(aloe_knob* knob, double work, double wall_seconds);
 /* 1 when the search has converged, 0 when not, -1 on error. */
 ALOE_API int aloe_knob_converged(const aloe_knob* knob);

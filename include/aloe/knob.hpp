@@ -155,7 +155,7 @@ struct knob_epoch {
 /// What the application tells epoch_done() beyond the counters.
 struct knob_epoch_info {
     double work = 1;            ///< units of work the epoch did (objectives are per unit)
-    double wall_seconds = -1;   ///< its wall time; < 0: measured by the knob since the epoch began
+    double wall_seconds = -1;   ///< its wall time; < 0: measured by the knob since the epoch began; NaN or infinite: none (the search skips the epoch)
 };
 
 class ALOE_API knob {

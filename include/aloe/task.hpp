@@ -486,17 +486,34 @@ concept future_range = requires(X& x) {
 } && is_single_future_v<decltype(*std::declval<X&>().begin())>;
 
 /// One future input: true when it is still pending, the join then waiting for its arrival.
+/// An invalid input (no state) is not waited for: it reaches f as it is, whose get() throws,
+/// and the inputs after it are still attached (throwing here left them unattached, and the
+/// join ran before they were ready).
 template <class Future>
-bool join_waits_for(join_counter& j, const Future& input) {
-    if (!input.valid()) throw_no_state("when_all/dataflow input");
-    if (input.is_ready()) return false;
+bool join_waits_for(join_counter& j, const Future& input) noexcept {
+    if (!input.valid() || input.is_ready()) return false;
     j.left.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+
+/// Attaches an arrival to one pending element of a range; false when there is no memory for
+/// it (the caller then waits for the element itself, running tasks meanwhile).
+template <class Join, class Future>
+bool try_attach_element(Join* j, Future& element) noexcept {
+    void* memory = nullptr;
+    try {
+        memory = task_allocate(sizeof(arrival<Join>));
+    } catch (...) {
+        return false;
+    }
+    j->left.fetch_add(1, std::memory_order_relaxed);
+    element.state()->on_ready(::new (memory) arrival<Join>(j));
     return true;
 }
 
 /// Attaches one input; `next` walks the join's embedded arrivals, one per single future.
 template <class Join, class X>
-void attach(Join* j, X& input, std::size_t& next) {
+void attach(Join* j, X& input, std::size_t& next) noexcept {
     if constexpr (is_single_future_v<X>) {
         embedded_arrival& a = j->arrivals[next++];
         if (!join_waits_for(*j, input)) return;
@@ -504,9 +521,7 @@ void attach(Join* j, X& input, std::size_t& next) {
         input.state()->on_ready(&a);
     } else if constexpr (future_range<X>) {
         for (auto& element : input) {
-            if (!join_waits_for(*j, element)) continue;
-            void* memory = task_allocate(sizeof(arrival<Join>));
-            element.state()->on_ready(::new (memory) arrival<Join>(j));
+            if (element.valid() && !element.is_ready() && !try_attach_element(j, element)) element.state()->wait();
         }
     }
 }
@@ -562,13 +577,10 @@ auto dataflow(F&& f, X&&... inputs) -> future<std::invoke_result_t<std::decay_t<
         detail::task_deallocate(memory, sizeof(join_type));
         throw;
     }
-    try {
-        std::size_t next = 0;
-        std::apply([&](auto&... in) { (detail::attach(j, in, next), ...); }, j->inputs);
-    } catch (...) {
-        // An invalid input or no memory: the inputs attached so far still count down, so
-        // the join runs once they are ready; f then sees the bad input (get() throws).
-    }
+    // Never throws: an invalid input is passed to f as it is (its get() throws there), and a
+    // range element with no memory for its arrival is waited for here.
+    std::size_t next = 0;
+    std::apply([&](auto&... in) { (detail::attach(j, in, next), ...); }, j->inputs);
     // Drop the attaching hold: the last input ready (maybe this thread, now) spawns the body
     // as a task, so f runs on the caller's stack only as any spawn may (docs/tasks.md, "when
     // tasks run").

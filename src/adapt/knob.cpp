@@ -379,8 +379,11 @@ void knob::epoch_done(const knob_epoch_info& info) {
     e.epoch = s.epochs;
     e.value = s.current;
     e.work = info.work;
-    e.wall_seconds =
-        info.wall_seconds >= 0 ? info.wall_seconds : std::chrono::duration<double>(now - s.epoch_start).count();
+    // NaN is no measurement, as infinity is (the search skips such an epoch), not "measure it"
+    // (< 0): a made-up time of microseconds skewed the search.
+    e.wall_seconds = std::isnan(info.wall_seconds) ? std::numeric_limits<double>::infinity()
+                     : info.wall_seconds >= 0      ? info.wall_seconds
+                                                   : std::chrono::duration<double>(now - s.epoch_start).count();
     e.counters = s.read_counters();
     s.epoch_start = std::chrono::steady_clock::now();
 

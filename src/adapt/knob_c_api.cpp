@@ -34,6 +34,11 @@ aloe_knob* aloe_knob_create(const char* name, int64_t lo, int64_t hi, int64_t di
     }
     try {
         std::optional<aloe::knob_range> range;
+        if (divisors_of < 0) {
+            fail(ALOE_ERROR_ARGUMENT, where, "divisors_of=" + std::to_string(divisors_of) +
+                                                 " is negative (0: a geometric range; > 0: its divisors)");
+            return nullptr;
+        }
         if (divisors_of > 0) range.emplace(aloe::knob_range::divisors_of(divisors_of, lo, hi));
         else range.emplace(aloe::knob_range::geometric(lo, hi));
         auto* k = new aloe_knob{aloe::knob(name, std::move(*range), start, options ? options : "")};

@@ -10,12 +10,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <pthread.h>
 #include <sched.h>
 
 #include <exception>
 #include <string>
-#include <thread>
 
 namespace aloe::task {
 
@@ -23,9 +25,12 @@ namespace {
 
 // Below this much stack left, a waiter stops running other tasks (see task_pool.hpp).
 constexpr std::size_t stack_reserve = 128 * 1024;
-// Relief threads running at once (task_pool.hpp): 64 fresh stacks of 8 MiB carry a chain of
-// about a million nested waits.
+// Relief threads running at once (task_pool.hpp), each with a stack of its own size, not
+// the process's `ulimit -s` (under `ulimit -s 1024` a chain of 300,000 nested waits filled
+// 64 default stacks and hung): 64 stacks of 64 MiB (address space; only the pages touched
+// are memory) carry a chain of about 8 million nested waits.
 constexpr int max_relief_threads = 64;
+constexpr std::size_t relief_stack_bytes = std::size_t{64} << 20;
 // A spawn onto a deque that already holds this many tasks runs a task at once, on the
 // spawner's stack (the deque's thieves have plenty), as libomp does past its 256-entry deque
 // and libgomp past 64 queued tasks per thread. A flood from one thread then costs a call per
@@ -39,9 +44,6 @@ constexpr int max_relief_threads = 64;
 constexpr std::int64_t inline_after = 256;
 // A thief that finds a deque holding more than this many takes up to this many at once.
 constexpr int steal_batch = 8;
-// A sleeper inside the scheduling loop re-checks at least this often (a safety net: every
-// spawn and completion that could concern it wakes it).
-constexpr long sleep_ns = 20'000'000;
 
 std::atomic<task_pool*> process_pool{nullptr};
 std::mutex process_pool_mutex;
@@ -133,8 +135,26 @@ task_pool& task_pool::process() {
         p = new task_pool(team);
         if (parent != nullptr) p->take_queued_after_fork(*parent);
         process_pool.store(p, std::memory_order_release);
+        // Once per process image (a fork child inherits it and finds its own pool).
+        if (parent == nullptr) std::atexit(&stop_at_exit);
     }
     return *p;
+}
+
+// Registered after the team and the objects it reads were made, so it runs before their
+// destructors (and those of every static made before the first task) run: without it the
+// workers went on starting queued tasks while the program's statics were destroyed (a task
+// of a dropped future read a freed global). A task already running goes on, as any thread's
+// code does at exit; a thread waiting for a result still runs the tasks it needs.
+void task_pool::stop_at_exit() noexcept {
+    task_pool* p = process_pool.load(std::memory_order_acquire);
+    if (p == nullptr) return;
+    p->exiting_.store(true, std::memory_order_relaxed);
+    if (p->queued())
+        runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W020",
+                              "tasks were still queued when the process exited and are not run (a future "
+                              "dropped, or a task_group not waited for, before main returned or exit())",
+                              "nothing: wait for their futures or groups before exiting"});
 }
 
 // A child of fork() (the only reason the process team is made again): the tasks the parent's
@@ -243,13 +263,19 @@ void task_pool::spawn(task_node* t) noexcept {
             return;
         }
     }
-    // Dekker with a sleeper's re-check (sleep_a_while) and a leaving worker's (worker_session).
+    // Dekker with a sleeper's re-check (sleep_a_while, help_until) and a leaving worker's
+    // (worker_session).
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    // A sleeping worker is woken; threads that wait for a result are woken by its completion
-    // (waking them for every spawn cost a syscall per task in dataflow graphs).
-    if (sleepers_.load(std::memory_order_relaxed) > static_cast<std::uint32_t>(waiters_.load(std::memory_order_relaxed))) {
+    // A sleeper that would run the task is woken: a worker, or a thread waiting for a result
+    // with stack to run tasks (the one spawning may be such a waiter itself, inside a task: so
+    // counting the waiters, not the sleeping ones, left the other core asleep 20 ms while a
+    // task's spawns waited). Asleep means past ALOE_SPIN_US of finding nothing, so this costs
+    // a syscall only for spawns that far apart.
+    if (const std::uint32_t runners = runner_sleepers_.load(std::memory_order_relaxed); runners != 0) {
+        // The word's sleepers wake in no set order: enough for a runner past the others.
+        const std::uint32_t all = sleepers_.load(std::memory_order_relaxed);
         epoch_.fetch_add(1, std::memory_order_relaxed);
-        runtime::futex_wake(epoch_, 1);
+        runtime::futex_wake(epoch_, static_cast<int>(std::min<std::uint32_t>(all > runners ? all - runners + 1 : 1, 1024)));
     }
     if (workers_in_loop_.load(std::memory_order_relaxed) < limit_.load(std::memory_order_relaxed) - 1) wake_someone();
 }
@@ -463,9 +489,11 @@ bool task_pool::spin_or_yield(runtime::ticks idle) const noexcept {
 
 void task_pool::sleep_a_while(bool (*leave)(const task_pool&) noexcept) noexcept {
     const std::uint32_t seen = epoch_.load(std::memory_order_relaxed);
-    // seq_cst: the Dekker pair with spawn() (its push, then its load of sleepers_).
+    // seq_cst: the Dekker pair with spawn() (its push, then its load of runner_sleepers_).
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
-    if (!queued() && !leave(*this)) runtime::futex_wait_for(epoch_, seen, sleep_ns);
+    runner_sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    if (!queued() && !leave(*this)) runtime::futex_wait_for(epoch_, seen, idle_recheck_ns_.load(std::memory_order_relaxed));
+    runner_sleepers_.fetch_sub(1, std::memory_order_relaxed);
     sleepers_.fetch_sub(1, std::memory_order_relaxed);
 }
 
@@ -482,7 +510,7 @@ bool task_pool::poll(void* pool, int worker) noexcept {
 
 void task_pool::worker_session(int worker) noexcept {
     waking_.store(false, std::memory_order_relaxed);
-    if (worker >= limit_.load(std::memory_order_relaxed) || !outstanding()) return;
+    if (worker >= limit_.load(std::memory_order_relaxed) || exiting_.load(std::memory_order_relaxed) || !outstanding()) return;
     thread_state& ts = this_thread();
     if (ts.pool != this) adopt(ts);
     ts.slot = worker;
@@ -495,7 +523,9 @@ void task_pool::worker_session(int worker) noexcept {
     for (;;) {
         // Before taking a task: a lowered limit or a fork waiting for the team stops this
         // worker before it runs one more.
-        if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed)) break;
+        if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed) ||
+            exiting_.load(std::memory_order_relaxed))
+            break;
         bool local = false;
         if (task_node* t = find(ts, worker, local)) {
             idle_since = 0;
@@ -577,9 +607,13 @@ void task_pool::help_until(bool (*done)(const void*) noexcept, const void* ctx) 
             if (!may_run && relief_stop == nullptr && queued()) relief_stop = start_relief();
             const std::uint32_t seen = epoch_.load(std::memory_order_relaxed);
             sleepers_.fetch_add(1, std::memory_order_seq_cst);
-            if (!done(ctx) && !(may_run && queued())) runtime::futex_wait_for(epoch_, seen, sleep_ns);
+            if (may_run) runner_sleepers_.fetch_add(1, std::memory_order_seq_cst);
+            if (!done(ctx) && !(may_run && queued())) runtime::futex_wait_for(epoch_, seen, idle_recheck_ns_.load(std::memory_order_relaxed));
+            if (may_run) runner_sleepers_.fetch_sub(1, std::memory_order_relaxed);
             sleepers_.fetch_sub(1, std::memory_order_relaxed);
-            idle_since = 0;
+            // Woken (a spawn, a completion): spin and yield again, the next task is near. Timed
+            // out: stay in the sleep phase (waits that never end, past W019, then cost no CPU).
+            idle_since = epoch_.load(std::memory_order_relaxed) != seen ? 0 : runtime::now_ticks() - spin_ticks_ - yield_ticks_;
         }
     }
     if (relief_stop != nullptr) {
@@ -602,29 +636,57 @@ std::shared_ptr<std::atomic<bool>> task_pool::start_relief() noexcept {
     // The waiter goes on waiting; W019 says why it may wait long.
     const auto no_relief = [](const std::string& why) {
         runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W019",
-                              why + "; a wait with no stack left relies on other threads to run its tasks", {}});
+                              why + "; a wait with no stack left relies on other threads to run its tasks, and "
+                                    "never returns if every thread's stack is as full (a chain of nested waits "
+                                    "millions deep)",
+                              {}});
     };
     if (relief_threads_.fetch_add(1, std::memory_order_relaxed) >= max_relief_threads) {
         relief_threads_.fetch_sub(1, std::memory_order_relaxed);
         no_relief(std::to_string(max_relief_threads) + " relief threads already run tasks for such waits");
         return nullptr;
     }
-    try {
+    struct relief {
+        task_pool* pool;
         // Shared, not on the waiter's stack: the waiter returns as soon as its wait is over,
         // while this thread may still be inside a task it took.
-        auto stop = std::make_shared<std::atomic<bool>>(false);
-        std::thread([this, stop] {
-            help_until([](const void* flag) noexcept {
+        std::shared_ptr<std::atomic<bool>> stop;
+        static void* run(void* arg) noexcept {
+            const std::unique_ptr<relief> r(static_cast<relief*>(arg));
+            r->pool->help_until([](const void* flag) noexcept {
                 return static_cast<const std::atomic<bool>*>(flag)->load(std::memory_order_acquire);
-            }, stop.get());
-            relief_threads_.fetch_sub(1, std::memory_order_relaxed);
-        }).detach();
-        return stop;
-    } catch (const std::exception& e) {  // no thread (EAGAIN) or no memory
+            }, r->stop.get());
+            r->pool->relief_threads_.fetch_sub(1, std::memory_order_relaxed);
+            return nullptr;
+        }
+    };
+    std::shared_ptr<std::atomic<bool>> stop;
+    std::unique_ptr<relief> r;
+    try {
+        stop = std::make_shared<std::atomic<bool>>(false);
+        r = std::make_unique<relief>(relief{this, stop});
+    } catch (const std::exception&) {
         relief_threads_.fetch_sub(1, std::memory_order_relaxed);
-        no_relief(std::string("a relief thread could not start (") + e.what() + ")");
+        no_relief("no memory for a relief thread");
         return nullptr;
     }
+    // Its own stack size; where the address space is limited (ulimit -v), the default.
+    int err = EAGAIN;
+    for (const std::size_t bytes : {relief_stack_bytes, std::size_t{0}}) {
+        pthread_attr_t attr;
+        if (pthread_attr_init(&attr) != 0) continue;
+        pthread_t thread;
+        if (bytes == 0 || pthread_attr_setstacksize(&attr, bytes) == 0) err = pthread_create(&thread, &attr, &relief::run, r.get());
+        pthread_attr_destroy(&attr);
+        if (err == 0) {
+            pthread_detach(thread);
+            static_cast<void>(r.release());  // the thread owns it now
+            return stop;
+        }
+    }
+    relief_threads_.fetch_sub(1, std::memory_order_relaxed);
+    no_relief(std::string("a relief thread could not start (") + std::strerror(err) + ")");
+    return nullptr;
 }
 
 }  // namespace aloe::task

@@ -27,8 +27,9 @@
 //
 // Waking. A spawn wakes one idle worker through the team (notify_work) when fewer workers
 // are in the scheduling loop than may run tasks (one wake-up in flight at a time; a worker
-// that finds work passes it on), and a sleeper inside the loop when there
-// is one (`sleepers_`, a Dekker pair with the sleeper's re-check, as wait_policy does).
+// that finds work passes it on), and a sleeper inside the loop that would run it when there
+// is one (`runner_sleepers_`: a worker, or a waiter with stack left; a Dekker pair with the
+// sleeper's re-check, as wait_policy does). A completion wakes every sleeper.
 //
 // Counters (task_counters.hpp): the loop keeps HPX's t_func (time in the loop) and t_exec
 // (time in task bodies, by phases: a task that waits and runs others meanwhile is split
@@ -78,6 +79,11 @@ public:
     /// counters cost (bench/tasks), never exposed to programs.
     void set_counting(bool on) noexcept;
 
+    /// For tests: threads asleep in the scheduling loop that a spawn would wake, and how long
+    /// a sleeper waits before it looks again by itself (20 ms; returns the previous value).
+    std::uint32_t sleeping_runners() const noexcept { return runner_sleepers_.load(std::memory_order_relaxed); }
+    long set_idle_recheck_ns(long ns) noexcept { return idle_recheck_ns_.exchange(ns, std::memory_order_relaxed); }
+
 private:
     struct alignas(64) slot {
         work_deque<task_node*> deque{256};
@@ -95,6 +101,8 @@ private:
 
     void adopt(thread_state& ts) noexcept;
     void take_queued_after_fork(task_pool& parent) noexcept;
+    /// At exit (an atexit handler): workers start no more tasks; W020 when some are queued.
+    static void stop_at_exit() noexcept;
     static bool poll(void* pool, int worker) noexcept;  // the team's work source
     static void wake_for_fork(void* pool) noexcept;
     void worker_session(int worker) noexcept;
@@ -138,9 +146,14 @@ private:
     std::atomic<int> limit_;       // min(user_limit_, node_share_): slots that run tasks
     std::atomic<int> user_limit_;  // set_concurrency
     std::atomic<int> node_share_;  // the node daemon's share (slot_count_ without one)
+    std::atomic<bool> exiting_{false};  // the process is exiting: workers start no more tasks
     alignas(64) std::atomic<std::uint32_t> epoch_{0};  // bumped to wake sleepers
-    std::atomic<std::uint32_t> sleepers_{0};
+    std::atomic<std::uint32_t> sleepers_{0};         // asleep on epoch_
+    std::atomic<std::uint32_t> runner_sleepers_{0};  // of them, those that would run a task
     std::atomic<int> relief_threads_{0};  // running now (start_relief)
+    // A sleeper in the scheduling loop looks again at least this often (a safety net: every
+    // spawn and completion that could concern it wakes it).
+    std::atomic<long> idle_recheck_ns_{20'000'000};
 
     counters counters_;
     std::atomic<bool> counting_{true};

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -320,6 +321,26 @@ TEST(Knob, WithoutTaskCountersItFallsBackToWallTime) {
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_NE(lines[0].find("W310"), std::string::npos);
     EXPECT_NE(lines[0].find("using objective=time"), std::string::npos);
+}
+
+// A NaN wall time is no measurement, as an infinite one is: it was taken for "< 0, measure it",
+// and the few microseconds since the last epoch_done() became that value's time.
+TEST(Knob, ANaNWallTimeIsNoMeasurement) {
+    aloe::knob_sources s;
+    s.counters = [] { return knob_counters{}; };
+    knob k("nan.wall", knob_range::geometric(10, 10'000'000), 170, "objective=time", s);
+    for (int e = 0; e < 14 && !k.converged(); ++e)
+        k.epoch_done({1, e == 2 ? std::numeric_limits<double>::quiet_NaN() : overall_s(k.value())});
+    const auto h = k.history();
+    ASSERT_GE(h.size(), 3u);
+    EXPECT_FALSE(std::isfinite(h[2].wall_seconds)) << "the NaN epoch got a time: " << h[2].wall_seconds;
+    EXPECT_TRUE(k.converged());
+    EXPECT_LE(overall_s(k.best()) - 1, 0.03) << "chose " << k.best();
+}
+
+TEST(KnobCApi, ANegativeDivisorsOfIsRefused) {
+    EXPECT_EQ(aloe_knob_create("c", 10, 1000, -12, 100, nullptr), nullptr);
+    EXPECT_NE(std::string(aloe_last_error()).find("divisors_of=-12 is negative"), std::string::npos) << aloe_last_error();
 }
 
 TEST(Knob, EpochBeginMovesTheBaselines) {

@@ -343,6 +343,48 @@ TEST(TaskFuture, DataflowWithFailedInputs) {
     EXPECT_EQ(handled.get(), -1);
 }
 
+// An invalid input (no state) reaches f as it is, and the inputs after it are still waited
+// for: the join once stopped attaching at the invalid one and ran f at once, before them.
+TEST(TaskFuture, AnInvalidInputDoesNotStopTheJoinWaitingForTheOthers) {
+    std::atomic<bool> go{false};
+    const auto pending = [&go] {
+        return async([&go] {
+            while (!go.load()) std::this_thread::yield();
+            return 7;
+        });
+    };
+    std::vector<future<int>> inputs;
+    inputs.emplace_back();  // invalid
+    inputs.push_back(pending());
+    future<bool> vector_join = dataflow(
+        [](std::vector<future<int>> in) { return !in[0].valid() && in[1].is_ready() && in[1].get() == 7; },
+        std::move(inputs));
+    future<bool> tuple_join = dataflow(
+        [](future<int> invalid, future<int> later) {
+            try {
+                (void)invalid.get();
+                return false;
+            } catch (const aloe::error&) {  // no state: get() says so
+            }
+            return later.is_ready() && later.get() == 7;
+        },
+        future<int>{}, pending());
+    // A join that ran too early is ready well before a second passes; these must not be.
+    const bool early = task_test::eventually([&] { return vector_join.is_ready() || tuple_join.is_ready(); }, 1.0);
+    EXPECT_FALSE(early) << "a join ran while an input after the invalid one was pending";
+    go.store(true);
+    EXPECT_TRUE(vector_join.get()) << "f saw the vector's pending element not ready";
+    EXPECT_TRUE(tuple_join.get()) << "f saw the pending input after the invalid one not ready";
+
+    std::vector<future<int>> mixed;
+    mixed.emplace_back();
+    mixed.push_back(make_ready_future(5));
+    auto all = when_all(std::move(mixed)).get();
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_FALSE(all[0].valid());
+    EXPECT_EQ(all[1].get(), 5);
+}
+
 TEST(TaskFuture, DataflowWithReadyPendingAndMixedInputs) {
     // All ready already: f still runs (as a task) and sees them.
     future<int> ready = dataflow([](future<int> a, future<int> b) { return a.get() * b.get(); }, make_ready_future(6),

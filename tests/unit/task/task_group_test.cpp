@@ -7,6 +7,7 @@
 #include <aloe/aloe.hpp>
 #include <aloe/task.hpp>
 
+#include "task/task_pool.hpp"
 #include "task_test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -456,6 +457,28 @@ TEST(TaskGroup, ChainDeeperThanEveryThreadsStackFinishes) {
     EXPECT_EQ(levels.load(), length);
 }
 
+// Relief threads have a stack of their own size, not the process's default (`ulimit -s`):
+// with a default of 256 KiB, 64 relief threads carried about 27,000 levels more than the team,
+// and a longer chain waited forever (W019; under `ulimit -s 1024`, 300,000 levels did).
+TEST(TaskGroup, ReliefThreadsDoNotTakeTheProcessDefaultStack) {
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "TSan cannot record the creation stack of a thread started this deep (see above)";
+#endif
+    pthread_attr_t before;
+    ASSERT_EQ(pthread_getattr_default_np(&before), 0);
+    pthread_attr_t small;
+    ASSERT_EQ(pthread_attr_init(&small), 0);
+    ASSERT_EQ(pthread_attr_setstacksize(&small, 256 * 1024), 0);
+    ASSERT_EQ(pthread_setattr_default_np(&small), 0);
+    const int length = static_cast<int>(scaled(200'000, 60'000));
+    std::atomic<int> levels{0};
+    chain_level(length, levels);
+    EXPECT_EQ(pthread_setattr_default_np(&before), 0);
+    pthread_attr_destroy(&small);
+    pthread_attr_destroy(&before);
+    EXPECT_EQ(levels.load(), length);
+}
+
 // A flood from one thread: past 256 queued on its deque, a spawn runs the task at once on
 // the spawning thread, so the group never holds more than 256 queued there plus, on each
 // worker, a stolen batch of 8 (one running, the rest on its own deque); each task still runs
@@ -533,6 +556,34 @@ TEST(TaskGroup, PastTheBoundTheOldestQueuedRunsFirst) {
     }
     set_task_concurrency(0);
     EXPECT_EQ(runs.exactly_once(), "");
+}
+
+// A task that spawns while the pool's other thread sleeps wakes it: the spawner is itself a
+// waiter (inside a task the program's wait runs), so counting waiters instead of sleeping
+// ones left the other thread asleep until its 20 ms re-check, and a task's parallel phase
+// ran serially. The re-check is set to an hour here, so only the spawn's wake-up can start
+// the spawned task on the other thread while the spawner does not help.
+TEST(TaskGroup, ASpawnInsideATaskWakesTheOtherSleepingThread) {
+    task::task_pool& pool = task::task_pool::process();
+    ASSERT_GE(task_concurrency(), 2) << "the suite runs with 4 threads (CMakeLists.txt)";
+    set_task_concurrency(2);  // the waiting thread and worker 1: one of them runs the task
+    const long recheck = pool.set_idle_recheck_ns(3'600'000'000'000L);
+    bool other_slept = false;
+    bool spawned_ran = false;
+    std::atomic<bool> ran{false};
+    task_group g;
+    g.run([&] {
+        other_slept = task_test::eventually([&] { return pool.sleeping_runners() >= 1; }, 60);
+        task_group inner;
+        inner.run([&] { ran.store(true); });
+        spawned_ran = task_test::eventually([&] { return ran.load(); }, 60);  // not helping meanwhile
+        inner.wait();
+    });
+    g.wait();
+    pool.set_idle_recheck_ns(recheck);
+    set_task_concurrency(0);
+    EXPECT_TRUE(other_slept) << "the other thread never slept in the scheduling loop";
+    EXPECT_TRUE(spawned_ran) << "the sleeping thread was not woken for the spawned task";
 }
 
 TEST(TaskGroup, ConcurrencyLimitThenBack) {
