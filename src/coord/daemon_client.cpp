@@ -117,7 +117,7 @@ struct daemon_client::impl {
                 // saying even in auto mode.
                 if (d.error != ENOENT && d.error != ECONNREFUSED) say(true, "W702", d.problem, own);
                 if (!problems.empty()) problems += "; ";
-                problems += a.path + (d.error == ENOENT ? ": none" : d.error == ECONNREFUSED ? ": stale" : ": refused");
+                problems += a.path + (d.error == ENOENT ? ": none" : d.error == ECONNREFUSED ? ": stale, or not a socket" : ": refused");
                 continue;
             }
             hello_message h;

@@ -126,8 +126,9 @@ std::string lending_steps::summary_text(int rank, const char* mode) const {
     out += std::to_string(steps_.size() + dropped_) + " steps, " + std::to_string(steps_.back().own_threads) +
            " own threads; median step " + ms(median_of(seconds)) + " ms: compute " + ms(median_of(compute)) +
            ", waited " + ms(median_of(waited)) + " (predicted " +
-           (predicted.empty() ? std::string("-") : ms(median_of(predicted))) + "), threads used " + b + ", lent " +
-           ms(median_of(lent)) + " and borrowed " + ms(median_of(borrowed)) + " core-ms\n";
+           (predicted.empty() ? std::string("-") : ms(median_of(predicted))) + "), threads held " + b + ", lent " +
+           ms(median_of(lent)) + " and borrowed " + ms(median_of(borrowed)) +
+           " core-ms (held and borrowed: the cores the daemon granted, whether or not a thread ran there)\n";
     std::snprintf(b, sizeof b, "  %6s %9s %9s %9s %9s %7s %9s %9s   (ms; lent and borrowed in core-ms)\n", "step", "time",
                   "compute", "waited", "predicted", "threads", "lent", "borrowed");
     out += b;

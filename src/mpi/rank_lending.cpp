@@ -30,6 +30,10 @@
 namespace aloe::mpi {
 namespace {
 
+// Predictive: kept waits per one whose following phase is measured (the lend cost's
+// baseline, lend_cost.hpp; every phase after a lend is measured).
+constexpr unsigned keep_sample_every = 16;
+
 // What phase sizing (lending_rule.hpp) remembers of a call path, as if the rank had run the
 // phase before it on its own cores (a phase run with cores lent is scaled back: its compute
 // by the cores it kept, its closing wait by the cores the other rank then had).
@@ -71,8 +75,9 @@ struct lender {
     // and CPU time at the last return, for the phase that starts there.
     lend_cost cost;
     const void* return_thread = nullptr;
-    double return_cpu_s = -1;
+    double return_cpu_s = -1;  // < 0: not read at the last return
     bool returned_from_lend = false;
+    unsigned kept_unsampled = 0;  // kept waits since the last one whose phase was measured
     std::atomic<double> lend_cost_s{0};           // the last estimate, for the statistics
     std::atomic<std::uint64_t> refused_for_cost{0};
 };
@@ -222,17 +227,39 @@ void lending_after_init(MPI_Comm world) noexcept {
         mode = runtime::daemon_socket_present() && local > 1 ? runtime::lend_mode::predictive : runtime::lend_mode::off;
     l.rule.mode = mode;
     l.point_to_point = mode == runtime::lend_mode::reactive || mode == runtime::lend_mode::predictive;
-    // Collective on a duplicate: the job agrees (MAX: polite everywhere when anyone lends).
+    // Lending asked for by name: dial the daemon now, so that the job can say at once when a
+    // rank cannot reach one (a rank that never waits, the critical one, would say nothing).
+    int unreachable = 0;
+    if (l.point_to_point && cfg.lend != runtime::lend_mode::automatic) {
+        try {
+            coord::daemon_client& c = client();
+            (void)c.threads(1);
+            unreachable = c.connected() ? 0 : 1;
+        } catch (...) {
+            unreachable = 1;
+        }
+    }
+    // Collective on a duplicate: the job agrees (MAX: polite everywhere when anyone lends),
+    // and counts the ranks that could not reach a daemon.
     MPI_Comm comm = MPI_COMM_NULL;
-    int mine = l.point_to_point ? 1 : 0, any = mine;
+    int mine[2] = {l.point_to_point ? 1 : 0, unreachable}, any[2] = {mine[0], 0}, missing = unreachable;
+    int world_rank = 0;
     if (PMPI_Comm_dup(world, &comm) == MPI_SUCCESS) {
         PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-        if (PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) any = 0;
+        if (PMPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) any[0] = any[1] = 0;
+        if (any[1] != 0 && PMPI_Allreduce(&unreachable, &missing, 1, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS) missing = 0;
+        PMPI_Comm_rank(comm, &world_rank);
         PMPI_Comm_free(&comm);
     } else {
-        any = 0;
+        any[0] = 0;
     }
-    l.collectives = any != 0;
+    l.collectives = any[0] != 0;
+    if (missing > 0 && world_rank == 0)
+        runtime::report_once({runtime::report_level::warning, runtime::report_category::mpi, "W606",
+                              "libaloe-mpi: ALOE_LEND=" + std::string(runtime::to_string(mode)) + ", but " +
+                                  std::to_string(missing) + (missing == 1 ? " rank" : " ranks") +
+                                  " of the job could not reach a node daemon at MPI_Init (" + client().describe() + ")",
+                              "no lending on those ranks until a daemon answers"});
     if (!l.point_to_point) return;
     try {
         l.paths.resize(call_table::rows_total);
@@ -329,7 +356,13 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
     }
     l.last_return_s = l.clock_at(runtime::now_ticks());
     if (l.rule.mode == runtime::lend_mode::predictive) {
-        l.return_cpu_s = runtime::thread_cpu_seconds();
+        // The thread CPU clock is a system call on a VM (0.4 us, against 0.02 us for the
+        // monotonic one): two a wait were half of predictive's cost per call. Read it around
+        // every lend, whose cost it measures, and around one kept wait in keep_sample_every
+        // for the baseline; the next wait's entry reads it only after a return that did.
+        const bool sample = out.lent || ++l.kept_unsampled >= keep_sample_every;
+        if (sample && !out.lent) l.kept_unsampled = 0;
+        l.return_cpu_s = sample ? runtime::thread_cpu_seconds() : -1;
         l.return_thread = &cpu_clock_thread;
         l.returned_from_lend = out.lent;
     }

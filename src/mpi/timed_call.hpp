@@ -33,6 +33,8 @@ public:
     /// and only that one may wait politely), and its path's row.
     bool outer() const noexcept { return outer_; }
     std::size_t row() const noexcept { return row_; }
+    /// What the call moves for this rank (as given; 0 for a nested call).
+    std::uint64_t bytes() const noexcept { return bytes_; }
 
 private:
     void begin(const call_path& path, std::uint64_t bytes) noexcept;

@@ -203,14 +203,33 @@ ALOE_API void omp_set_num_threads_(const int* n) {
     must<void (*)(const int*)>(reinterpret_cast<void*>(real().set_num_threads_f), "omp_set_num_threads_")(n);
 }
 
-// A program that reads its thread count may size per-thread storage by it: its regions take
-// no borrowed cores from then on (team_region.cpp). The count itself is libgomp's.
+// A program that reads a thread count outside its regions may size per-thread storage by
+// it, or split its work by it: its regions take no borrowed cores from then on
+// (team_region.cpp). The counts themselves are libgomp's. omp_get_num_threads() is not
+// watched: read inside a region it is that region's count, the common case; a program that
+// keeps it for a later region borrows only when asked to (team_region.cpp, auto).
 ALOE_API int omp_get_max_threads() {
-    note_program_reads_max_threads();
+    note_program_reads_team_size("omp_get_max_threads");
     return real().get_max_threads();
 }
 
 ALOE_API int omp_get_max_threads_() { return omp_get_max_threads(); }
+
+ALOE_API int omp_get_num_procs() {
+    note_program_reads_team_size("omp_get_num_procs");
+    static void* const fn = real_symbol("omp_get_num_procs");
+    return must<int (*)()>(fn, "omp_get_num_procs")();
+}
+
+ALOE_API int omp_get_num_procs_() { return omp_get_num_procs(); }
+
+ALOE_API int omp_get_thread_limit() {
+    note_program_reads_team_size("omp_get_thread_limit");
+    static void* const fn = real_symbol("omp_get_thread_limit");
+    return must<int (*)()>(fn, "omp_get_thread_limit")();
+}
+
+ALOE_API int omp_get_thread_limit_() { return omp_get_thread_limit(); }
 
 ALOE_API void omp_set_schedule(int kind, int chunk) {
     program_sets_schedule.store("the program sets its own schedule (omp_set_schedule)", std::memory_order_relaxed);

@@ -9,6 +9,7 @@
 #include "omp/loop_takeover.hpp"
 #include "omp/trace_log.hpp"
 #include "runtime/borrowed_cores.hpp"
+#include "runtime/config.hpp"
 #include "runtime/report.hpp"
 
 #define ALOE_DETAIL_ALLOWED
@@ -383,16 +384,30 @@ void record_region(team_region& r, runtime::ticks t0, runtime::ticks t1) {
 
 namespace {
 
-constinit std::atomic<bool> program_reads_max_threads{false};
+constinit std::atomic<bool> program_reads_team_size{false};
 
 // The threads this process's regions could put on borrowed cores: as many as the native
 // team's spares would be for the region's own count (runtime/borrowed_cores.hpp); first
 // asked by libaloe-mpi at MPI_Init, once libgomp has read its settings. A program without
 // libgomp (an MPI code with no OpenMP under `aloe run --mpi`) runs no region: none, and
 // libgomp's entry points are not looked for (real() stops a program that has none).
+//
+// Only where lending was asked for by name (`--lend reactive|predictive`, ALOE_LEND): under
+// the default (auto) an OpenMP program's regions keep their count, since an unmodified
+// program may keep a count read in one region (omp_get_num_threads()) for a later one, and a
+// wider team then wrote past a per-thread array and summed stale entries (a hostile test's
+// program: 2-3% off, 98 writes out of range). Its rank still lends, and aloe's own loops
+// still borrow.
 int borrowable_threads() noexcept {
     static const int most = [] {
         if (real_symbol("omp_get_max_threads") == nullptr) return 0;
+        if (runtime::current_config().lend == runtime::lend_mode::automatic) {
+            runtime::report_once({runtime::report_level::info, runtime::report_category::omp, "I506",
+                                  "ALOE_LEND is auto: the program's parallel regions keep their thread count "
+                                  "(an unmodified program may keep a count read in one region for the next)",
+                                  "lending without borrowing; --lend predictive or reactive lets regions borrow"});
+            return 0;
+        }
         const int own = settings().threads > 0 ? settings().threads : real().get_max_threads();
         try {
             return runtime::default_spare_workers(std::max(own, 1));
@@ -405,19 +420,20 @@ int borrowable_threads() noexcept {
 
 }  // namespace
 
-void note_program_reads_max_threads() noexcept {
-    if (program_reads_max_threads.load(std::memory_order_relaxed) ||
-        program_reads_max_threads.exchange(true, std::memory_order_relaxed))
+void note_program_reads_team_size(const char* call) noexcept {
+    if (program_reads_team_size.load(std::memory_order_relaxed) ||
+        program_reads_team_size.exchange(true, std::memory_order_relaxed))
         return;
     if (borrowable_threads() > 0)
         runtime::report_once({runtime::report_level::info, runtime::report_category::omp, "I505",
-                              "the program reads omp_get_max_threads(): its parallel regions keep their thread count "
-                              "(a per-thread array sized by it would be too small for a borrowed core's thread)",
+                              std::string("the program reads ") + call +
+                                  "(): its parallel regions keep their thread count from now on (a per-thread "
+                                  "array sized by it, or work split by it, would miss a borrowed core's thread)",
                               "lending without borrowing"});
 }
 
 int region_borrowing_threads() noexcept {
-    return program_reads_max_threads.load(std::memory_order_relaxed) ? 0 : borrowable_threads();
+    return program_reads_team_size.load(std::memory_order_relaxed) ? 0 : borrowable_threads();
 }
 
 namespace {

@@ -221,11 +221,12 @@ unsigned region_threads(team_region& r, unsigned requested);
 
 /// Threads past its own count an outermost region may take for cores other ranks of the
 /// MPI job lend this one (issue 19; 0 when lending cannot happen here, or once the program
-/// has read omp_get_max_threads(): it may have sized per-thread storage by that count, and
-/// a wider team would index past it).
+/// has read a thread count: it may have sized per-thread storage or split its work by that
+/// count, and a wider team would index past it or leave work out).
 int region_borrowing_threads() noexcept;
-/// The program called omp_get_max_threads() (gomp_parallel.cpp): no borrowing from now on.
-void note_program_reads_max_threads() noexcept;
+/// The program called omp_get_max_threads(), omp_get_num_procs() or omp_get_thread_limit()
+/// (gomp_parallel.cpp): no borrowing from now on.
+void note_program_reads_team_size(const char* call) noexcept;
 
 /// Whether `cancel parallel` has been activated in the calling thread's region (libgomp's
 /// GOMP_cancellation_point, which has no side effect; false unless OMP_CANCELLATION=true).

@@ -6,8 +6,9 @@
  *   foreign     regions in which a thread ran on a CPU outside the rank's own mask
  *   lost        loop iterations run other than exactly once (must be 0)
  *   astray      threads of the process whose mask after MPI_Finalize is not the rank's own
- * With the argument `reads-max-threads` the program calls omp_get_max_threads() once, as a
- * program that sizes per-thread arrays by it does: its regions must then keep their count.
+ * With the argument `reads-max-threads` (or `reads-num-procs`) the program calls
+ * omp_get_max_threads() (omp_get_num_procs()) once, as a program that sizes per-thread arrays
+ * by it does: its regions must then keep their count.
  * Exit 1 on a wrong count (lost), else 0: the test script (lending_omp_check.cmake) decides
  * what the lending mode should have produced. */
 #include "affinity_probe.h"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
     const int weight = rank == 1 ? 3 : 1;
     int widest = 0, foreign = 0, lost = 0;
     if (argc > 1 && strcmp(argv[1], "reads-max-threads") == 0 && omp_get_max_threads() < 1) lost = -1;
+    if (argc > 1 && strcmp(argv[1], "reads-num-procs") == 0 && omp_get_num_procs() < 1) lost = -1;
     double sink = 0;
     for (int s = 0; s < steps; ++s) {
         for (int k = 0; k < regions_per_step; ++k) {

@@ -2,8 +2,9 @@
 # 2 ranks bound one per core under `aloe run --mpi --lend MODE`. With MODE reactive or
 # predictive, rank 1's regions must have taken a thread on the core rank 0 lent (a team of
 # 2, a thread on a CPU outside its own mask), every loop iteration ran once, and after
-# MPI_Finalize every thread is back on the rank's own CPUs; with off, or when the program has read
-# omp_get_max_threads() (ARGS reads-max-threads), its teams keep their one thread. The
+# MPI_Finalize every thread is back on the rank's own CPUs; with off, with auto (regions
+# borrow only where lending is asked for by name), or when the program has read
+# omp_get_max_threads() or omp_get_num_procs() (ARGS reads-...), its teams keep their one thread. The
 # daemon holds no client after the job.
 cmake_minimum_required(VERSION 3.20)
 set(required MPIEXEC PROGRAM ALOED ALOE WORK MODE)
@@ -25,7 +26,7 @@ set(seen "widest ${widest}, foreign ${foreign}, lost ${lost}, astray ${astray}")
 if(NOT lost EQUAL 0 OR NOT astray EQUAL 0)
   message(FATAL_ERROR "wrong: ${seen}\n${err}")
 endif()
-if(MODE STREQUAL "off" OR ARGS STREQUAL "reads-max-threads")
+if(MODE STREQUAL "off" OR MODE STREQUAL "auto" OR ARGS MATCHES "^reads-")
   if(NOT widest EQUAL 1 OR NOT foreign EQUAL 0)
     message(FATAL_ERROR "${MODE} ${ARGS}: a region took a borrowed core: ${seen}\n${err}")
   endif()
@@ -44,7 +45,11 @@ if(MODE STREQUAL "off")
     message(FATAL_ERROR "lending off, yet a step report: ${steps} steps\n${summary}")
   endif()
 else()
-  if(NOT summary MATCHES "lending, rank 1 \\(${MODE}\\): 28 steps" OR NOT trace MATCHES "\"cat\":\"mpi_step\"" OR
+  set(shown ${MODE})
+  if(MODE STREQUAL "auto")
+    set(shown "predictive")  # what auto resolves to where a daemon runs
+  endif()
+  if(NOT summary MATCHES "lending, rank 1 \\(${shown}\\): 28 steps" OR NOT trace MATCHES "\"cat\":\"mpi_step\"" OR
      NOT steps EQUAL 28)
     message(FATAL_ERROR "no step report for rank 1 (${steps} steps in its statistics):\n${summary}")
   endif()

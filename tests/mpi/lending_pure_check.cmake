@@ -5,6 +5,13 @@
 cmake_minimum_required(VERSION 3.20)
 set(required MPIEXEC PROGRAM ALOED ALOE WORK MODE)
 include(${CMAKE_CURRENT_LIST_DIR}/private_daemon.cmake)
+# With ARGS no-daemon the ranks are pointed at a socket nobody serves: the job still runs,
+# and its rank 0 says once at MPI_Init that both ranks could not reach a daemon (W606; before,
+# only a rank that waited said so, and a job whose waiting rank was not the first said it at
+# info level only).
+if(ARGS STREQUAL "no-daemon")
+  set(socket ${WORK}/nobody-serves.sock)
+endif()
 execute_process(
   COMMAND ${MPIEXEC} ${flags} -np 2 --bind-to core -x ALOE_DAEMON_SOCKET=${socket}
           ${ALOE} run --mpi --lend ${MODE} --summary none --mpi-stats ${WORK}/mpi.json -- ${PROGRAM}
@@ -13,7 +20,13 @@ stop_private_daemon()
 if(NOT out MATCHES "sum 200 check 1")
   message(FATAL_ERROR "wrong or missing result:\n${out}\n${err}")
 endif()
-if(err MATCHES "fatal|W604")
+if(ARGS STREQUAL "no-daemon")
+  string(REGEX MATCHALL "W606" said "${err}")
+  list(LENGTH said times)
+  if(NOT times EQUAL 1 OR NOT err MATCHES "W606[^\n]*ALOE_LEND=${MODE}, but 2 ranks of the job could not reach a node daemon")
+    message(FATAL_ERROR "expected one W606 naming 2 ranks, got ${times}:\n${err}")
+  endif()
+elseif(err MATCHES "fatal|W604")
   message(FATAL_ERROR "the job warned or stopped:\n${err}")
 endif()
 file(READ ${WORK}/mpi.rank1.json mpi1)

@@ -358,10 +358,11 @@ int plan_run(const run_options& o, const environment& env, run_plan& plan) {
 
     // Lending goes through the node daemon: asked for by option with the daemon switched off,
     // nothing could move (before, a warning at the first wait of the run).
-    if (o.lend && (cfg.lend == runtime::lend_mode::predictive || cfg.lend == runtime::lend_mode::reactive) &&
+    // The same asked for through ALOE_LEND in the environment.
+    if (o.mpi && (cfg.lend == runtime::lend_mode::predictive || cfg.lend == runtime::lend_mode::reactive) &&
         cfg.daemon == runtime::daemon_mode::off)
-        return usage_error("run: --lend " + *o.lend + " lends cores through the node daemon, but ALOE_DAEMON=off "
-                           "switches it off: drop one of them",
+        return usage_error("run: " + (o.lend ? "--lend " + *o.lend : "ALOE_LEND=" + std::string(runtime::to_string(cfg.lend))) +
+                               " lends cores through the node daemon, but ALOE_DAEMON=off switches it off: drop one of them",
                            "run");
 
     // Both schedule variables must be valid, whichever decides: ALOE_SCHEDULE also reaches
