@@ -70,6 +70,7 @@ VARIANTS = {
     "run-off": "libgomp under aloe run --mpi --lend off (taken loops dynamic,chunk=1)",
     "run-reactive": "run-off with --lend reactive (regions take borrowed cores), aloed",
     "run-predictive": "run-off with --lend predictive, aloed",
+    "run-auto": "run-off with --lend auto (the default: the rank lends, its regions keep their count), aloed",
 }
 CASES = {
     "heavy2": {"args": ["--heavy-rank", "1:2"], "factor": 2.0},

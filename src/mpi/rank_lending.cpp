@@ -239,19 +239,42 @@ void lending_after_init(MPI_Comm world) noexcept {
             unreachable = 1;
         }
     }
+    // Whether this rank could take cores: the interposer's regions (none under auto,
+    // omp/team_region.cpp), else the process team's spare workers.
+    int can_borrow = 0;
+    if (l.point_to_point) {
+        try {
+            const int registered = runtime::registered_borrowing_threads();
+            can_borrow = registered > 0 || (registered < 0 && aloe::team::global().workers().spare() > 0) ? 1 : 0;
+        } catch (...) {
+        }
+    }
     // Collective on a duplicate: the job agrees (MAX: polite everywhere when anyone lends),
-    // and counts the ranks that could not reach a daemon.
+    // learns whether any rank could borrow, and counts the ranks that could not reach a daemon.
     MPI_Comm comm = MPI_COMM_NULL;
-    int mine[2] = {l.point_to_point ? 1 : 0, unreachable}, any[2] = {mine[0], 0}, missing = unreachable;
+    const int by_name = l.point_to_point && cfg.lend != runtime::lend_mode::automatic ? 1 : 0;
+    int mine[4] = {l.point_to_point ? 1 : 0, unreachable, can_borrow, by_name};
+    int any[4] = {mine[0], 0, mine[2], mine[3]}, missing = unreachable;
     int world_rank = 0;
     if (PMPI_Comm_dup(world, &comm) == MPI_SUCCESS) {
         PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-        if (PMPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) any[0] = any[1] = 0;
+        if (PMPI_Allreduce(mine, any, 4, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) any[0] = any[1] = 0;
         if (any[1] != 0 && PMPI_Allreduce(&unreachable, &missing, 1, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS) missing = 0;
         PMPI_Comm_rank(comm, &world_rank);
         PMPI_Comm_free(&comm);
     } else {
         any[0] = 0;
+    }
+    // Lending chosen by auto on every rank, and no rank able to take a core (OpenMP programs
+    // under `aloe run`, whose regions borrow only by name): a lend would help no one, and its
+    // naps cost the lender (2% at one region a step of jacobi3d-mpi 1:3): no lending in the
+    // job. Every rank decides alike (the collectives must all be polite or all blocking).
+    if (any[0] != 0 && any[2] == 0 && any[3] == 0) {
+        any[0] = 0;
+        l.point_to_point = false;
+        l.rule.mode = runtime::lend_mode::off;
+        runtime::report_once({runtime::report_level::info, runtime::report_category::mpi, "I607",
+                              "libaloe-mpi: ALOE_LEND=auto and no rank of the job can take a lent core", "no lending"});
     }
     l.collectives = any[0] != 0;
     if (missing > 0 && world_rank == 0)
