@@ -30,11 +30,17 @@ bool polite_p2p(const timed_call& t) noexcept { return t.outer() && aloe::mpi::p
 // the 2-vCPU VM, predictive against no preload: Reduce 1.5x at 16 KiB, 3.7x at 64 KiB, 27x at
 // 4 MiB (Ireduce alone 3.8x at 256 KiB); the others 1.0-1.4x up to 64 KiB, reactive's
 // Allreduce 1.9x at 256 KiB. Above the size the blocking call runs: the rank does not lend
-// during it.
+// during it. Every rank must choose alike (a blocking collective does not match a
+// nonblocking one), so the size is one all ranks pass: Bcast, Reduce and Allreduce's count;
+// Allgather and Alltoall's receive count (their send count is ignored with MPI_IN_PLACE).
+// Gather and Scatter have none (the root's counts are its own, and its send or receive count
+// is ignored with MPI_IN_PLACE: a root that passed 0 waited nonblocking while the others
+// blocked, and the job hung): they stay polite at any size.
 constexpr std::uint64_t polite_reduce_bytes = 16 * 1024;
 constexpr std::uint64_t polite_collective_bytes = 64 * 1024;
-bool polite_coll(const timed_call& t, std::uint64_t most = polite_collective_bytes) noexcept {
-    return t.outer() && t.bytes() <= most && aloe::mpi::polite_collectives();
+bool polite_coll(const timed_call& t, std::uint64_t bytes_every_rank_passes = 0,
+                 std::uint64_t most = polite_collective_bytes) noexcept {
+    return t.outer() && bytes_every_rank_passes <= most && aloe::mpi::polite_collectives();
 }
 
 template <class Test>
@@ -65,21 +71,21 @@ int MPI_Barrier(MPI_Comm comm) {
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Bcast), bytes_of(count, type));
-    if (MPI_Request r; polite_coll(t))
+    if (MPI_Request r; polite_coll(t, t.bytes()))
         return wait_request(t, PMPI_Ibcast(buffer, count, type, root, comm, &r), &r, MPI_STATUS_IGNORE);
     return PMPI_Bcast(buffer, count, type, root, comm);
 }
 
 int MPI_Reduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Reduce), bytes_of(count, type));
-    if (MPI_Request r; polite_coll(t, polite_reduce_bytes))
+    if (MPI_Request r; polite_coll(t, t.bytes(), polite_reduce_bytes))
         return wait_request(t, PMPI_Ireduce(send, recv, count, type, op, root, comm, &r), &r, MPI_STATUS_IGNORE);
     return PMPI_Reduce(send, recv, count, type, op, root, comm);
 }
 
 int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Allreduce), bytes_of(count, type));
-    if (MPI_Request r; polite_coll(t))
+    if (MPI_Request r; polite_coll(t, t.bytes()))
         return wait_request(t, PMPI_Iallreduce(send, recv, count, type, op, comm, &r), &r, MPI_STATUS_IGNORE);
     return PMPI_Allreduce(send, recv, count, type, op, comm);
 }
@@ -87,7 +93,7 @@ int MPI_Allreduce(const void* send, void* recv, int count, MPI_Datatype type, MP
 int MPI_Allgather(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
                   MPI_Datatype recv_type, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Allgather), bytes_of(send_count, send_type));
-    if (MPI_Request r; polite_coll(t))
+    if (MPI_Request r; polite_coll(t, bytes_of(recv_count, recv_type)))
         return wait_request(t, PMPI_Iallgather(send, send_count, send_type, recv, recv_count, recv_type, comm, &r), &r,
                             MPI_STATUS_IGNORE);
     return PMPI_Allgather(send, send_count, send_type, recv, recv_count, recv_type, comm);
@@ -102,7 +108,7 @@ int MPI_Allgatherv(const void* send, int send_count, MPI_Datatype send_type, voi
 int MPI_Alltoall(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
                  MPI_Datatype recv_type, MPI_Comm comm) {
     timed_call t(ALOE_CALL_PATH(mpi_call::Alltoall), bytes_of(send_count, send_type));
-    if (MPI_Request r; polite_coll(t))
+    if (MPI_Request r; polite_coll(t, bytes_of(recv_count, recv_type)))
         return wait_request(t, PMPI_Ialltoall(send, send_count, send_type, recv, recv_count, recv_type, comm, &r), &r,
                             MPI_STATUS_IGNORE);
     return PMPI_Alltoall(send, send_count, send_type, recv, recv_count, recv_type, comm);

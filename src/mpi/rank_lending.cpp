@@ -274,14 +274,17 @@ void lending_after_init(MPI_Comm world) noexcept {
         l.point_to_point = false;
         l.rule.mode = runtime::lend_mode::off;
         runtime::report_once({runtime::report_level::info, runtime::report_category::mpi, "I607",
-                              "libaloe-mpi: ALOE_LEND=auto and no rank of the job can take a lent core", "no lending"});
+                              "libaloe-mpi: no rank of the job asked for lending by name (ALOE_LEND auto or off) "
+                              "and none can take a lent core",
+                              "no lending"});
     }
     l.collectives = any[0] != 0;
     if (missing > 0 && world_rank == 0)
         runtime::report_once({runtime::report_level::warning, runtime::report_category::mpi, "W606",
                               "libaloe-mpi: ALOE_LEND=" + std::string(runtime::to_string(mode)) + ", but " +
                                   std::to_string(missing) + (missing == 1 ? " rank" : " ranks") +
-                                  " of the job could not reach a node daemon at MPI_Init (" + client().describe() + ")",
+                                  " of the job could not reach a node daemon at MPI_Init (each rank's "
+                                  "ALOE_DAEMON_SOCKET, else the default socket; `aloe info` on the node says why)",
                               "no lending on those ranks until a daemon answers"});
     if (!l.point_to_point) return;
     try {

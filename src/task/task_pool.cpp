@@ -15,6 +15,7 @@
 #include <cstring>
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <exception>
 #include <string>
@@ -146,15 +147,19 @@ task_pool& task_pool::process() {
 // workers went on starting queued tasks while the program's statics were destroyed (a task
 // of a dropped future read a freed global). A task already running goes on, as any thread's
 // code does at exit; a thread waiting for a result still runs the tasks it needs.
+// A child of fork() that never used tasks has its parent's pool: it says nothing of the
+// parent's queue (a fork-and-exit helper process would warn for tasks that are not its).
 void task_pool::stop_at_exit() noexcept {
     task_pool* p = process_pool.load(std::memory_order_acquire);
     if (p == nullptr) return;
     p->exiting_.store(true, std::memory_order_relaxed);
-    if (p->queued())
+    if (p->made_by_ == ::getpid() && p->queued())
         runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W020",
-                              "tasks were still queued when the process exited and are not run (a future "
-                              "dropped, or a task_group not waited for, before main returned or exit())",
-                              "nothing: wait for their futures or groups before exiting"});
+                              "tasks were still queued when the process began to exit (a future dropped, or a "
+                              "task_group not waited for, before main returned or exit()): the workers start "
+                              "no more; a thread that waits for them (a static task_group's destructor) runs "
+                              "them itself, the others are not run",
+                              "wait for futures and groups before exiting"});
 }
 
 // A child of fork() (the only reason the process team is made again): the tasks the parent's

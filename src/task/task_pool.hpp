@@ -49,6 +49,8 @@
 #include <mutex>
 #include <vector>
 
+#include <unistd.h>
+
 namespace aloe::task {
 
 using aloe::detail::task_node;
@@ -147,6 +149,7 @@ private:
     std::atomic<int> user_limit_;  // set_concurrency
     std::atomic<int> node_share_;  // the node daemon's share (slot_count_ without one)
     std::atomic<bool> exiting_{false};  // the process is exiting: workers start no more tasks
+    const pid_t made_by_ = ::getpid();  // the process that made it (a fork child has a copy)
     alignas(64) std::atomic<std::uint32_t> epoch_{0};  // bumped to wake sleepers
     std::atomic<std::uint32_t> sleepers_{0};         // asleep on epoch_
     std::atomic<std::uint32_t> runner_sleepers_{0};  // of them, those that would run a task

@@ -17,7 +17,7 @@ execute_process(
           ${ALOE} run --mpi --lend ${MODE} --summary none --mpi-stats ${WORK}/mpi.json -- ${PROGRAM}
   WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 stop_private_daemon()
-if(NOT out MATCHES "sum 200 check 1")
+if(NOT out MATCHES "sum 200 check 1" OR NOT out MATCHES "collectives ok")
   message(FATAL_ERROR "wrong or missing result:\n${out}\n${err}")
 endif()
 if(ARGS STREQUAL "no-daemon")
