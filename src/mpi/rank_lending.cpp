@@ -227,10 +227,11 @@ void lending_after_init(MPI_Comm world) noexcept {
         mode = runtime::daemon_socket_present() && local > 1 ? runtime::lend_mode::predictive : runtime::lend_mode::off;
     l.rule.mode = mode;
     l.point_to_point = mode == runtime::lend_mode::reactive || mode == runtime::lend_mode::predictive;
+    const int by_name = l.point_to_point && cfg.lend != runtime::lend_mode::automatic ? 1 : 0;
     // Lending asked for by name: dial the daemon now, so that the job can say at once when a
     // rank cannot reach one (a rank that never waits, the critical one, would say nothing).
     int unreachable = 0;
-    if (l.point_to_point && cfg.lend != runtime::lend_mode::automatic) {
+    if (by_name != 0) {
         try {
             coord::daemon_client& c = client();
             (void)c.threads(1);
@@ -239,20 +240,18 @@ void lending_after_init(MPI_Comm world) noexcept {
             unreachable = 1;
         }
     }
-    // Whether this rank could take cores: the interposer's regions (none under auto,
+    // Threads for borrowed cores: the interposer's regions' under `aloe run` (none under auto,
     // omp/team_region.cpp), else the process team's spare workers.
-    int can_borrow = 0;
-    if (l.point_to_point) {
+    if (l.point_to_point && runtime::registered_borrowing_threads() < 0) {
         try {
-            const int registered = runtime::registered_borrowing_threads();
-            can_borrow = registered > 0 || (registered < 0 && aloe::team::global().workers().spare() > 0) ? 1 : 0;
+            l.team_spare = static_cast<unsigned>(aloe::team::global().workers().spare());
         } catch (...) {
         }
     }
+    const int can_borrow = l.point_to_point && spare_now(l) > 0 ? 1 : 0;
     // Collective on a duplicate: the job agrees (MAX: polite everywhere when anyone lends),
     // learns whether any rank could borrow, and counts the ranks that could not reach a daemon.
     MPI_Comm comm = MPI_COMM_NULL;
-    const int by_name = l.point_to_point && cfg.lend != runtime::lend_mode::automatic ? 1 : 0;
     int mine[4] = {l.point_to_point ? 1 : 0, unreachable, can_borrow, by_name};
     int any[4] = {mine[0], 0, mine[2], mine[3]}, missing = unreachable;
     int world_rank = 0;
@@ -294,10 +293,6 @@ void lending_after_init(MPI_Comm world) noexcept {
         l.own_threads = configured > 0 ? static_cast<unsigned>(configured)
                         : sched_getaffinity(0, sizeof mask, &mask) == 0 ? static_cast<unsigned>(std::max(1, CPU_COUNT(&mask)))
                                                                         : 1u;
-        // Threads for borrowed cores: the interposer's regions' under `aloe run`, else the
-        // process team's spare workers.
-        if (runtime::registered_borrowing_threads() < 0)
-            l.team_spare = static_cast<unsigned>(aloe::team::global().workers().spare());
         coord::daemon_client& c = client();
         (void)c.threads(1);  // dials now: the hello's answer comes while the program starts
         c.poll_fast(true);
@@ -387,7 +382,7 @@ wait_outcome lend_during(std::size_t row, int (*test)(void*, bool&), void* ctx) 
         // every lend, whose cost it measures, and around one kept wait in keep_sample_every
         // for the baseline; the next wait's entry reads it only after a return that did.
         const bool sample = out.lent || ++l.kept_unsampled >= keep_sample_every;
-        if (sample && !out.lent) l.kept_unsampled = 0;
+        if (sample) l.kept_unsampled = 0;
         l.return_cpu_s = sample ? runtime::thread_cpu_seconds() : -1;
         l.return_thread = &cpu_clock_thread;
         l.returned_from_lend = out.lent;

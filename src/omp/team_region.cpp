@@ -401,19 +401,20 @@ constinit std::atomic<bool> program_reads_team_size{false};
 int borrowable_threads() noexcept {
     static const int most = [] {
         if (real_symbol("omp_get_max_threads") == nullptr) return 0;
-        if (runtime::current_config().lend == runtime::lend_mode::automatic) {
+        const int own = settings().threads > 0 ? settings().threads : real().get_max_threads();
+        int spares = 0;
+        try {
+            spares = runtime::default_spare_workers(std::max(own, 1));
+        } catch (...) {
+        }
+        if (spares > 0 && runtime::current_config().lend == runtime::lend_mode::automatic) {
             runtime::report_once({runtime::report_level::info, runtime::report_category::omp, "I506",
                                   "ALOE_LEND is auto: the program's parallel regions keep their thread count "
                                   "(an unmodified program may keep a count read in one region for the next)",
                                   "lending without borrowing; --lend predictive or reactive lets regions borrow"});
             return 0;
         }
-        const int own = settings().threads > 0 ? settings().threads : real().get_max_threads();
-        try {
-            return runtime::default_spare_workers(std::max(own, 1));
-        } catch (...) {
-            return 0;
-        }
+        return spares;
     }();
     return most;
 }
