@@ -152,7 +152,9 @@ task_pool& task_pool::process() {
 void task_pool::stop_at_exit() noexcept {
     task_pool* p = process_pool.load(std::memory_order_acquire);
     if (p == nullptr) return;
-    p->exiting_.store(true, std::memory_order_relaxed);
+    // No slot may run tasks now: the workers check the limit before each task they take.
+    p->exiting_.store(true, std::memory_order_seq_cst);
+    p->limit_.store(0, std::memory_order_seq_cst);
     if (p->made_by_ == ::getpid() && p->queued())
         runtime::report_once({runtime::report_level::warning, runtime::report_category::runtime, "W020",
                               "tasks were still queued when the process began to exit (a future dropped, or a "
@@ -307,8 +309,10 @@ void task_pool::set_concurrency(int k) noexcept {
 }
 
 void task_pool::apply_limits() noexcept {
+    // seq_cst with stop_at_exit's pair (exiting_, then 0): one of them stores 0 last.
     limit_.store(std::min(user_limit_.load(std::memory_order_relaxed), node_share_.load(std::memory_order_relaxed)),
-                 std::memory_order_relaxed);
+                 std::memory_order_seq_cst);
+    if (exiting_.load(std::memory_order_seq_cst)) limit_.store(0, std::memory_order_seq_cst);
 }
 
 void task_pool::follow_node_share() noexcept {
@@ -515,7 +519,7 @@ bool task_pool::poll(void* pool, int worker) noexcept {
 
 void task_pool::worker_session(int worker) noexcept {
     waking_.store(false, std::memory_order_relaxed);
-    if (worker >= limit_.load(std::memory_order_relaxed) || exiting_.load(std::memory_order_relaxed) || !outstanding()) return;
+    if (worker >= limit_.load(std::memory_order_relaxed) || !outstanding()) return;
     thread_state& ts = this_thread();
     if (ts.pool != this) adopt(ts);
     ts.slot = worker;
@@ -526,11 +530,9 @@ void task_pool::worker_session(int worker) noexcept {
     runtime::ticks idle_since = 0;
     runtime::ticks recent = 0;  // the last task's end, while nothing but local pops followed
     for (;;) {
-        // Before taking a task: a lowered limit or a fork waiting for the team stops this
-        // worker before it runs one more.
-        if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed) ||
-            exiting_.load(std::memory_order_relaxed))
-            break;
+        // Before taking a task: a lowered limit (0 once the process exits) or a fork waiting
+        // for the team stops this worker before it runs one more.
+        if (team_.wants_workers() || worker >= limit_.load(std::memory_order_relaxed)) break;
         bool local = false;
         if (task_node* t = find(ts, worker, local)) {
             idle_since = 0;

@@ -42,6 +42,7 @@
 
 #include <aloe/task.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -75,7 +76,9 @@ public:
     /// At most `k` threads run tasks at once (slots 0..k-1); 0 or less: every slot. The
     /// node's share (runtime/thread_share.hpp), when lower, lowers it further.
     void set_concurrency(int k) noexcept;
-    int concurrency() const noexcept { return limit_.load(std::memory_order_relaxed); }
+    int concurrency() const noexcept {
+        return std::min(user_limit_.load(std::memory_order_relaxed), node_share_.load(std::memory_order_relaxed));
+    }
 
     /// Counting on (the default, always in production) or off: only for measuring what the
     /// counters cost (bench/tasks), never exposed to programs.
@@ -145,10 +148,10 @@ private:
     alignas(64) std::atomic<int> workers_in_loop_{0};  // team workers in the scheduling loop
     std::atomic<int> waiters_{0};               // of them, threads waiting on a result
     std::atomic<bool> waking_{false};           // a notify_work in flight
-    std::atomic<int> limit_;       // min(user_limit_, node_share_): slots that run tasks
+    std::atomic<int> limit_;       // min(user_limit_, node_share_), 0 once exiting: slots that run tasks
     std::atomic<int> user_limit_;  // set_concurrency
     std::atomic<int> node_share_;  // the node daemon's share (slot_count_ without one)
-    std::atomic<bool> exiting_{false};  // the process is exiting: workers start no more tasks
+    std::atomic<bool> exiting_{false};  // the process is exiting: limit_ stays 0
     const pid_t made_by_ = ::getpid();  // the process that made it (a fork child has a copy)
     alignas(64) std::atomic<std::uint32_t> epoch_{0};  // bumped to wake sleepers
     std::atomic<std::uint32_t> sleepers_{0};         // asleep on epoch_
